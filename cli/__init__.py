@@ -1,0 +1,1 @@
+"""The `logs` command line."""

@@ -1,0 +1,54 @@
+"""What every command shares: the --db and --json options, consoles, and errors as one line with exit code 2."""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+from rich.console import Console
+
+from events.base import LoomError
+from replay.store import Store
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+out = Console(highlight=False)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+Db = Annotated[
+    Path | None,
+    typer.Option("--db", envvar="LOGS_DB", help="The DuckDB file (default: $LOGS_DB, else ./loom.duckdb).",
+                 show_default=False),
+]
+AsJson = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
+
+
+def fails_cleanly(fn: F) -> F:
+    """Turn Loom's errors into one line on stderr and exit code 2, never a traceback."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except LoomError as error:
+            err.print(f"error: {error}", markup=False)
+            raise typer.Exit(2) from None
+        except KeyboardInterrupt:
+            err.print("interrupted; nothing half-written was kept")
+            raise typer.Exit(130) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def open_store(db: Path | None, *, read_only: bool = False) -> Store:
+    """The store at --db."""
+    return Store.open(db, read_only=read_only)
+
+
+def print_json(data: Any) -> None:
+    """JSON on stdout, plain (no colour), for scripts."""
+    typer.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))

@@ -1,0 +1,50 @@
+"""`logs demo`: simulate, replay at a middle turn, branch, and show the tree, in one go."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.rule import Rule
+
+from cli.app import app
+from cli.common import Db, fails_cleanly, open_store, out
+from cli.replaying import tree_command
+from engine.registry import get_game
+from replay.branches import branch
+from replay.replay import position
+from replay.simulate import simulate
+
+
+@app.command("demo")
+@fails_cleanly
+def demo_command(
+    game: Annotated[str, typer.Option("--game", help="The game to show.")] = "motto",
+    games: Annotated[int, typer.Option("--games", "-n", min=1, help="How many games to simulate.")] = 20,
+    seed: Annotated[int, typer.Option("--seed")] = 7,
+    db: Db = None,
+) -> None:
+    """A tour: simulate games, replay one at a middle turn, branch it twice, show its tree."""
+    rules = get_game(game)
+    bots = ["greedy"] + ["random"] * (rules.min_players + 1 - 1)
+    with open_store(db) as store:
+        out.print(Rule(f"1. Simulate {games} {rules.title} games: greedy against random"))
+        ids = simulate(store, rules, games, bots, seed)
+        wins = sum(1 for game_id in ids for r in store.results(game_id) if r.winner and
+                   store.game(game_id).seats[r.seat].bot == "greedy")
+        out.print(f"recorded games {ids[0]} to {ids[-1]} in {store.path}; greedy won {wins} of {len(ids)}")
+
+        game_id = ids[0]
+        middle = max(1, store.game(game_id).turns // 2)
+        out.print(Rule(f"2. Replay game {game_id} at the start of turn {middle} (logs replay {game_id} --turn {middle})"))
+        out.print(rules.render(position(store, game_id, turn=middle).state, None))
+
+        out.print(Rule(f"3. Branch it there: what if every seat played greedy, or random, from turn {middle}?"))
+        for bot in ("greedy", "random"):
+            new_id = branch(store, game_id, middle, [], bot)
+            out.print(f"logs branch {game_id} --turn {middle} --bot {bot}  ->  game {new_id}")
+
+    out.print(Rule(f"4. The tree of game {game_id} (logs tree {game_id})"))
+    tree_command(game_id, db=db, as_json=False)
+    out.print(f"\nNext: [bold]logs show {game_id}[/], [bold]logs replay {game_id} --turn 5 --as 0[/], "
+              f"[bold]logs export {game_id}[/]")

@@ -1,0 +1,72 @@
+"""`logs export`, `logs import`, `logs rebuild`: the JSON Lines log format and the projections."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from cli.app import app
+from cli.common import AsJson, Db, fails_cleanly, open_store, out, print_json
+from events.base import LoomError
+from replay.logfile import export_lines, import_file
+from replay.projections import rebuild_results
+
+
+
+
+@app.command("export")
+@fails_cleanly
+def export_command(
+    game_id: Annotated[int, typer.Argument(help="The game's id.")],
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="The file (default: stdout).")] = None,
+    db: Db = None,
+) -> None:
+    """Write a game as a JSON Lines log (docs/log-format.md)."""
+    with open_store(db, read_only=True) as store:
+        lines = list(export_lines(store, game_id))
+    text = "\n".join(lines) + "\n"
+    if output is None:
+        sys.stdout.write(text)
+        return
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise LoomError(f"cannot write {output}: {error.strerror}") from None
+    out.print(f"wrote game {game_id} ({len(lines) - 1} events) to {output}")
+
+
+@app.command("import")
+@fails_cleanly
+def import_command(
+    file: Annotated[Path, typer.Argument(help="A JSON Lines log; '-' reads stdin.")],
+    db: Db = None,
+    as_json: AsJson = False,
+) -> None:
+    """Check every event of a log file against the rules and store its games, all or nothing."""
+    try:
+        handle = sys.stdin if str(file) == "-" else file.open(encoding="utf-8")
+    except OSError as error:
+        raise LoomError(f"cannot read {file}: {error.strerror}") from None
+    with handle, open_store(db) as store:
+        try:
+            ids = import_file(store, handle)
+        except UnicodeDecodeError:
+            raise LoomError(f"{file} is not UTF-8 text") from None
+        except LoomError as error:
+            raise LoomError(f"{file}: {error}; nothing was imported") from None
+    if as_json:
+        print_json({"ids": ids})
+    else:
+        out.print(f"imported {len(ids)} game{'s' if len(ids) != 1 else ''}: ids {', '.join(map(str, ids))}")
+
+
+@app.command("rebuild")
+@fails_cleanly
+def rebuild_command(db: Db = None) -> None:
+    """Recompute the results projection of every finished game from its events."""
+    with open_store(db) as store:
+        count = rebuild_results(store)
+    out.print(f"rebuilt the results of {count} games")

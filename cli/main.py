@@ -1,0 +1,15 @@
+"""The `logs` command: every command module registers itself on the shared app."""
+
+from __future__ import annotations
+
+from cli import demo, games, logfiles, replaying  # noqa: F401  (each registers its commands)
+from cli.app import app
+
+
+def main() -> None:
+    """Entry point of the `logs` console script."""
+    app()
+
+
+if __name__ == "__main__":
+    main()

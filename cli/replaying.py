@@ -1,0 +1,135 @@
+"""`logs replay`, `logs branch`, `logs play`, `logs tree`: positions, what-ifs and the tree of branches."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+import typer
+from rich.tree import Tree
+
+from cli.app import app
+from cli.common import AsJson, Db, fails_cleanly, open_store, out, print_json
+from engine.registry import get_game
+from events.base import LoomError
+from replay.branches import Node, branch, continue_game, tree
+from replay.replay import position
+
+
+
+Turn = Annotated[int | None, typer.Option("--turn", "-t", help="The start of this turn (turn 1 is the first).")]
+Actions = Annotated[
+    list[str] | None,
+    typer.Option("--play", help='An action as JSON, e.g. \'{"type": "draw"}\'; repeat for several.'),
+]
+BotName = Annotated[str | None, typer.Option("--bot", help="Play the rest of the game with this bot.")]
+
+
+def _actions(texts: list[str] | None) -> list[Any]:
+    actions = []
+    for number, text in enumerate(texts or [], start=1):
+        try:
+            actions.append(json.loads(text))
+        except json.JSONDecodeError as error:
+            raise LoomError(f"--play {number} is not JSON: {error.msg} at column {error.colno}") from None
+    return actions
+
+
+@app.command("replay")
+@fails_cleanly
+def replay_command(
+    game_id: Annotated[int, typer.Argument(help="The game's id.")],
+    turn: Turn = None,
+    seq: Annotated[int | None, typer.Option("--seq", help="Just after this event.")] = None,
+    seat: Annotated[int | None, typer.Option("--as", help="Show only what this seat could know.")] = None,
+    db: Db = None,
+    as_json: AsJson = False,
+) -> None:
+    """The state of a game at the start of a turn, after an event, or at the end."""
+    with open_store(db, read_only=True) as store:
+        at = position(store, game_id, turn=turn, seq=seq)
+    state = at.state
+    if seat is not None:
+        if not 0 <= seat < at.info.players:
+            raise LoomError(f"seat {seat} is out of range: game {game_id} has seats 0 to {at.info.players - 1}")
+        state = at.game.view(state, seat)
+    if as_json:
+        print_json({"id": at.info.id, "game": at.info.game, "turn": at.turn, "seq": at.seq,
+                    "as": seat, "state": at.game.describe(state)})
+        return
+    where = f"start of turn {turn}" if turn is not None else f"after event {at.seq}"
+    out.print(f"[bold]Game {game_id}[/], {where} (event {at.seq} of {at.info.last_seq})")
+    out.print(at.game.render(state, seat))
+
+
+@app.command("branch")
+@fails_cleanly
+def branch_command(
+    game_id: Annotated[int, typer.Argument(help="The game to branch from.")],
+    turn: Annotated[int, typer.Option("--turn", "-t", help="Fork at the start of this turn.")],
+    play: Actions = None,
+    bot: BotName = None,
+    db: Db = None,
+    as_json: AsJson = False,
+) -> None:
+    """A new game sharing the prefix before a turn, with other actions played there."""
+    with open_store(db) as store:
+        new_id = branch(store, game_id, turn, _actions(play), bot)
+        info = store.game(new_id)
+    if as_json:
+        print_json({"ids": [new_id]})
+    else:
+        out.print(f"branch {new_id} of game {game_id} at turn {turn}: {info.status}, {info.turns} turns")
+
+
+@app.command("play")
+@fails_cleanly
+def play_command(
+    game_id: Annotated[int, typer.Argument(help="An open game (a branch left open, say).")],
+    play: Actions = None,
+    bot: BotName = None,
+    db: Db = None,
+    as_json: AsJson = False,
+) -> None:
+    """Play actions on an open game, and optionally the rest with a bot."""
+    with open_store(db) as store:
+        last = continue_game(store, game_id, _actions(play), bot)
+        info = store.game(game_id)
+    if as_json:
+        print_json({"id": game_id, "seq": last, "status": info.status})
+    else:
+        out.print(f"game {game_id} is at event {last}: {info.status}")
+
+
+def _label(node: Node) -> str:
+    info = node.info
+    fork = f"fork at turn {node.fork_turn} · " if node.fork_turn is not None else ""
+    won = ", ".join(str(s) for s in node.winners)
+    outcome = f"won by seat {won}" if won else info.status
+    return f"[bold]#{info.id}[/] {fork}{info.turns} turns · {outcome}"
+
+
+def _as_json(node: Node) -> dict[str, Any]:
+    return {"id": node.info.id, "fork_turn": node.fork_turn, "fork_seq": node.info.fork_seq,
+            "status": node.info.status, "turns": node.info.turns, "winners": node.winners,
+            "branches": [_as_json(child) for child in node.children]}
+
+
+@app.command("tree")
+@fails_cleanly
+def tree_command(game_id: Annotated[int, typer.Argument(help="The game's id.")], db: Db = None,
+                 as_json: AsJson = False) -> None:
+    """The game, its branches and theirs, with fork turns and outcomes."""
+    with open_store(db, read_only=True) as store:
+        root = tree(store, game_id)
+    if as_json:
+        print_json(_as_json(root))
+        return
+    shown = Tree(f"{get_game(root.info.game).title} · {_label(root)}")
+
+    def grow(parent: Tree, node: Node) -> None:
+        for child in node.children:
+            grow(parent.add(_label(child)), child)
+
+    grow(shown, root)
+    out.print(shown)

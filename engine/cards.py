@@ -1,0 +1,34 @@
+"""Helpers for hands, piles and decks held as tuples of card numbers."""
+
+from __future__ import annotations
+
+from bisect import insort
+from collections import Counter
+from collections.abc import Iterable
+
+
+def without(cards: tuple[int, ...], card: int) -> tuple[int, ...]:
+    """`cards` with one copy of `card` removed; ValueError if absent."""
+    i = cards.index(card)
+    return cards[:i] + cards[i + 1 :]
+
+
+def without_all(cards: tuple[int, ...], removed: Iterable[int]) -> tuple[int, ...]:
+    """`cards` with one copy of each of `removed` taken out; ValueError if one is missing."""
+    left = list(cards)
+    for card in removed:
+        left.remove(card)
+    return tuple(left)
+
+
+def with_sorted(cards: tuple[int, ...], *added: int) -> tuple[int, ...]:
+    """A sorted tuple `cards` with `added` inserted in order."""
+    out = list(cards)
+    for card in added:
+        insort(out, card)
+    return tuple(out)
+
+
+def contains_all(cards: Iterable[int], wanted: Iterable[int]) -> bool:
+    """True if `cards` holds every card of `wanted`, counting copies."""
+    return not (Counter(wanted) - Counter(cards))

@@ -1,0 +1,90 @@
+"""Motto's table drawn for a terminal (rich) and described as JSON."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from engine.motto.cards import CARD_NAMES, CARD_VALUES, COLOURS, NUMBERS, SYMBOLS, TOKEN_POINTS, VALUES
+from engine.motto.rules import MottoState, scores, to_move
+from engine.protocol import CHANCE_TO_MOVE, HIDDEN
+
+GLYPHS = {"love": "♥", "passion": "✷", "money": "$"}
+STYLES = {"purple": "bold magenta", "red": "bold red", "blue": "bold blue"}
+SIZES = {3: "L", 2: "M", 1: "S"}
+
+
+def card_text(card: int) -> Text:
+    """A card as its number and symbol glyphs in its colour; a hidden card as a grey box."""
+    if card == HIDDEN:
+        return Text("▒▒▒", style="dim")
+    symbol, number, colour = CARD_VALUES[card]
+    glyph = GLYPHS[SYMBOLS[symbol]]
+    count = int(NUMBERS[number - len(SYMBOLS)])
+    return Text(glyph * count, style=STYLES[COLOURS[colour - len(SYMBOLS) - len(NUMBERS)]])
+
+
+def cards_text(cards: tuple[int, ...]) -> Text:
+    """Cards side by side."""
+    return Text(" ").join(card_text(c) for c in cards) if cards else Text("—", style="dim")
+
+
+def _stacks(state: MottoState) -> Table:
+    table = Table(title="Token stacks (top token)", show_header=False, box=None, padding=(0, 1))
+    row = []
+    for value, height in enumerate(state.stacks):
+        top = SIZES[TOKEN_POINTS[len(TOKEN_POINTS) - height]] if height else "·"
+        row.append(Text(f"{VALUES[value]}:{top}"))
+    table.add_row(*row)
+    return table
+
+
+def _tokens(won: tuple[tuple[int, int], ...]) -> str:
+    return " ".join(f"{VALUES[value]}{SIZES[points]}" for value, points in won) or "—"
+
+
+def render(state: MottoState, seat: int | None) -> RenderableType:
+    """The pool, deck, discard pile, token stacks and every seat's hand and tokens."""
+    mover = to_move(state)
+    status = (
+        "game over" if mover is None else "chance to act" if mover == CHANCE_TO_MOVE else f"seat {mover} to move"
+    )
+    viewer = "all cards shown" if seat is None else f"as seen by seat {seat}"
+    header = Text.assemble(("Motto", "bold"), f" — after turn {state.turn}, {status} ({viewer})")
+    table = Table(show_lines=False)
+    for column in ("seat", "player", "hand", "tokens", "points"):
+        table.add_column(column)
+    for s, (name, hand, won, points) in enumerate(zip(state.players, state.hands, state.tokens, scores(state))):
+        marker = "▶ " if s == mover else "  "
+        table.add_row(f"{marker}{s}", name, cards_text(hand), _tokens(won), str(points))
+    table_info = Text.assemble(
+        "Pool: ", cards_text(state.pool), f"   Deck: {len(state.deck)} cards   Discard: {len(state.discard)} cards"
+    )
+    return Group(header, table_info, _stacks(state), table)
+
+
+def describe(state: MottoState) -> dict[str, Any]:
+    """The state as readable JSON; hidden cards are null."""
+
+    def names(cards: tuple[int, ...]) -> list[str | None]:
+        return [None if c == HIDDEN else CARD_NAMES[c] for c in cards]
+
+    mover = to_move(state)
+    return {
+        "players": list(state.players),
+        "turn": state.turn,
+        "to_move": "chance" if mover == CHANCE_TO_MOVE else mover,
+        "over": mover is None,
+        "hands": [names(hand) for hand in state.hands],
+        "pool": names(state.pool),
+        "deck": names(state.deck),
+        "deck_ordered": state.deck_ordered,
+        "discard": names(state.discard),
+        "stacks": {VALUES[v]: [p for p in TOKEN_POINTS[len(TOKEN_POINTS) - h :]] for v, h in enumerate(state.stacks)},
+        "tokens": [[[VALUES[v], p] for v, p in won] for won in state.tokens],
+        "scores": scores(state),
+        "final_turns": state.final_turns,
+    }

@@ -1,0 +1,477 @@
+"""Motto, rulings T1-T8: setup, the two actions (draw, play), tokens, the end and the score.
+
+Reads top to bottom like the rulebook. Cards are numbers (see `cards.py`); events name them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import combinations
+from random import Random
+from typing import Any
+
+from engine.cards import contains_all, with_sorted, without, without_all
+from engine.motto.cards import (
+    CARD_NAMES,
+    FULL_DECK,
+    HAND_SIZE,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    POOL_SIZE,
+    TOKEN_POINTS,
+    VALUE_BY_NAME,
+    VALUES,
+    card,
+    cards,
+    shared_values,
+)
+from engine.protocol import CHANCE_TO_MOVE, HIDDEN
+from engine.state import evolver
+from events.base import IllegalAction, Payload
+from events.motto import (
+    CardsDealt,
+    CardsPlayed,
+    DeckCardDrawn,
+    DiscardReshuffled,
+    GameStarted,
+    PoolCardTaken,
+    PoolRefilled,
+    TurnPassed,
+)
+
+# --- State ----------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class MottoState:
+    """A Motto position. Hands are sorted; in a seat's view, cards it cannot see are HIDDEN."""
+
+    players: tuple[str, ...] = ()
+    seed: int = 0
+    dealt: bool = False
+    hands: tuple[tuple[int, ...], ...] = ()
+    shown: tuple[tuple[int, ...], ...] = ()  # cards each seat took face up from the pool and still holds
+    pool: tuple[int, ...] = ()
+    deck: tuple[int, ...] = ()  # top first when `deck_ordered`; otherwise the unseen cards, sorted
+    deck_ordered: bool = False
+    discard: tuple[int, ...] = ()
+    stacks: tuple[int, ...] = (len(TOKEN_POINTS),) * len(VALUES)  # tokens left per value
+    tokens: tuple[tuple[tuple[int, int], ...], ...] = ()  # per seat: (value, points)
+    turn: int = 0  # turns begun so far
+    seat: int = 0  # the seat whose turn comes next
+    final_turns: int | None = None  # T7: turns still to play once the end is triggered
+
+
+replace = evolver(MottoState)
+
+
+# Actions: what a player decides. The events they produce name the cards.
+@dataclass(frozen=True, slots=True)
+class Take:
+    card: int
+
+
+@dataclass(frozen=True, slots=True)
+class Draw:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Play:
+    cards: tuple[int, int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Pass:
+    pass
+
+
+Action = Take | Draw | Play | Pass
+
+
+# --- Setup (T1-T3) --------------------------------------------------------------------------------------------------
+
+
+def setup(players: Sequence[str], rng: Random) -> list[Payload]:
+    """T3: shuffle, deal two cards to each seat (seat 0 first) and four to the pool; record the order and a seed."""
+    if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
+        raise IllegalAction(f"Motto is for {MIN_PLAYERS} to {MAX_PLAYERS} players, not {len(players)}")
+    seated = tuple(players)
+    deck = list(FULL_DECK)
+    rng.shuffle(deck)
+    names = tuple(CARD_NAMES[c] for c in deck)
+    hands = tuple(names[HAND_SIZE * s : HAND_SIZE * (s + 1)] for s in range(len(seated)))
+    dealt = HAND_SIZE * len(seated)
+    return [
+        GameStarted(players=seated, seed=rng.getrandbits(48), deck=names),
+        CardsDealt(hands=hands, pool=names[dealt : dealt + POOL_SIZE]),
+    ]
+
+
+def _check_started(state: MottoState, event: GameStarted) -> None:
+    if state.players:
+        raise IllegalAction("the game has already started")
+    if not MIN_PLAYERS <= len(event.players) <= MAX_PLAYERS:
+        raise IllegalAction(f"Motto is for {MIN_PLAYERS} to {MAX_PLAYERS} players, not {len(event.players)}")
+    if event.deck is not None and tuple(sorted(cards(event.deck))) != FULL_DECK:
+        raise IllegalAction(f"the deck must hold each of the {len(FULL_DECK) // 2} cards exactly twice (T1)")
+
+
+def _check_dealt(state: MottoState, event: CardsDealt) -> None:
+    if state.dealt:
+        raise IllegalAction("the cards have already been dealt")
+    if len(event.hands) != len(state.players) or any(len(hand) != HAND_SIZE for hand in event.hands):
+        raise IllegalAction(f"each of the {len(state.players)} players is dealt {HAND_SIZE} cards (T3)")
+    if len(event.pool) != POOL_SIZE:
+        raise IllegalAction(f"the pool is dealt {POOL_SIZE} cards (T3)")
+    dealt = [c for hand in event.hands for c in cards(hand)] + list(cards(event.pool))
+    if state.deck_ordered:
+        if tuple(dealt) != state.deck[: len(dealt)]:
+            raise IllegalAction("the deal does not follow the recorded deck order")
+    elif not contains_all(state.deck, dealt):
+        raise IllegalAction("the deal names more copies of a card than the deck holds")
+
+
+def _started(state: MottoState, event: GameStarted) -> MottoState:
+    seats = len(event.players)
+    return replace(
+        state,
+        players=event.players,
+        seed=event.seed,
+        hands=((),) * seats,
+        shown=((),) * seats,
+        tokens=((),) * seats,
+        deck=FULL_DECK if event.deck is None else tuple(card(name) for name in event.deck),
+        deck_ordered=event.deck is not None,
+    )
+
+
+def _dealt(state: MottoState, event: CardsDealt) -> MottoState:
+    hands = tuple(tuple(sorted(cards(hand))) for hand in event.hands)
+    pool = cards(event.pool)
+    dealt = sum(len(h) for h in hands) + len(pool)
+    if state.deck_ordered:
+        deck = state.deck[dealt:]
+    else:
+        deck = without_all(state.deck, [c for hand in hands for c in hand] + list(pool))
+    return replace(state, dealt=True, hands=hands, pool=pool, deck=deck)
+
+
+# --- A turn: draw a card (T4) ---------------------------------------------------------------------------------------
+
+
+def _needs_chance(state: MottoState) -> bool:
+    """T4: an empty deck is rebuilt at once from the discard pile, and the pool is kept at four while cards last."""
+    if not state.deck:
+        return bool(state.discard)
+    return len(state.pool) < POOL_SIZE
+
+
+def _check_took(state: MottoState, event: PoolCardTaken) -> None:
+    if card(event.card) not in state.pool:
+        raise IllegalAction(f"{event.card} is not in the pool")
+
+
+def _check_drew(state: MottoState, event: DeckCardDrawn) -> None:
+    drawn = card(event.card)
+    if not state.deck:
+        raise IllegalAction("the deck is empty")
+    if state.deck_ordered and state.deck[0] != drawn:
+        raise IllegalAction(f"the top card of the deck is {CARD_NAMES[state.deck[0]]}, not {event.card}")
+    if drawn not in state.deck:
+        raise IllegalAction(f"no {event.card} is left in the deck")
+
+
+def _took(state: MottoState, event: PoolCardTaken) -> MottoState:
+    taken, seat = card(event.card), state.seat
+    return _end_turn(
+        state,
+        pool=without(state.pool, taken),
+        hands=_set(state.hands, seat, with_sorted(state.hands[seat], taken)),
+        shown=_set(state.shown, seat, with_sorted(state.shown[seat], taken)),
+    )
+
+
+def _drew(state: MottoState, event: DeckCardDrawn) -> MottoState:
+    drawn, seat = card(event.card), state.seat
+    deck = state.deck[1:] if state.deck_ordered else without(state.deck, drawn)
+    return _end_turn(state, deck=deck, hands=_set(state.hands, seat, with_sorted(state.hands[seat], drawn)))
+
+
+def _check_refilled(state: MottoState, event: PoolRefilled) -> None:
+    if len(state.pool) >= POOL_SIZE:
+        raise IllegalAction("the pool is already full")
+    _check_drew(state, DeckCardDrawn(card=event.card))
+
+
+def _refilled(state: MottoState, event: PoolRefilled) -> MottoState:
+    drawn = card(event.card)
+    deck = state.deck[1:] if state.deck_ordered else without(state.deck, drawn)
+    return replace(state, deck=deck, pool=state.pool + (drawn,))
+
+
+def _check_reshuffled(state: MottoState, event: DiscardReshuffled) -> None:
+    if state.deck or not state.discard:
+        raise IllegalAction("the discard pile is reshuffled only when the deck is empty (T4)")
+    if event.deck is not None and sorted(cards(event.deck)) != sorted(state.discard):
+        raise IllegalAction("the new deck must hold exactly the cards of the discard pile")
+
+
+def _reshuffled(state: MottoState, event: DiscardReshuffled) -> MottoState:
+    if event.deck is None:
+        return replace(state, deck=tuple(sorted(state.discard)), deck_ordered=False, discard=())
+    return replace(state, deck=cards(event.deck), deck_ordered=True, discard=())
+
+
+# --- A turn: play three cards (T5) ----------------------------------------------------------------------------------
+
+
+def tokens_won(stacks: tuple[int, ...], played: tuple[int, int, int]) -> tuple[tuple[int, int], ...]:
+    """T5: the top token (value, points) of each shared value's stack; an empty stack gives nothing."""
+    return tuple(
+        (value, TOKEN_POINTS[len(TOKEN_POINTS) - stacks[value]]) for value in shared_values(*played) if stacks[value]
+    )
+
+
+def _check_played(state: MottoState, event: CardsPlayed) -> None:
+    played = cards(event.cards)
+    if len(played) != 3:
+        raise IllegalAction("a play is exactly three cards (T5)")
+    if not contains_all(state.hands[state.seat], played):
+        raise IllegalAction(f"{', '.join(event.cards)} are not all in the hand of seat {state.seat}")
+    if not shared_values(*played):
+        raise IllegalAction(f"{', '.join(event.cards)} share no symbol, number or colour (T5)")
+    expected = _token_names(tokens_won(state.stacks, played))  # type: ignore[arg-type]
+    if tuple(tuple(t) for t in event.tokens) != expected:
+        raise IllegalAction(f"this play takes the tokens {list(expected)}, not {list(event.tokens)}")
+
+
+def _played(state: MottoState, event: CardsPlayed) -> MottoState:
+    played, seat = cards(event.cards), state.seat
+    won = tuple((VALUE_BY_NAME[value], points) for value, points in event.tokens)
+    stacks = list(state.stacks)
+    for value, _ in won:
+        stacks[value] -= 1
+    shown = state.shown[seat]
+    for c in played:
+        if c in shown:
+            shown = without(shown, c)
+    return _end_turn(
+        state,
+        triggered=won != () and _large_and_medium_gone(stacks),
+        hands=_set(state.hands, seat, without_all(state.hands[seat], played)),
+        shown=_set(state.shown, seat, shown),
+        discard=state.discard + played,
+        stacks=tuple(stacks),
+        tokens=_set(state.tokens, seat, state.tokens[seat] + won),
+    )
+
+
+def _check_passed(state: MottoState, event: TurnPassed) -> None:
+    if _actions(state) != [Pass()]:
+        raise IllegalAction(f"seat {state.seat} has a legal action and may not pass (T6)")
+
+
+def _passed(state: MottoState, event: TurnPassed) -> MottoState:
+    return _end_turn(state)
+
+
+# --- End of the game (T7) -------------------------------------------------------------------------------------------
+
+
+def _large_and_medium_gone(stacks: list[int] | tuple[int, ...]) -> bool:
+    return all(height <= 1 for height in stacks)
+
+
+def _end_turn(state: MottoState, *, triggered: bool = False, **changes: Any) -> MottoState:
+    """The state after the seat's turn, with `changes`. T7: the seat that takes the last large-or-medium token
+    plays no more; each other seat plays once more."""
+    if state.final_turns is not None:
+        final_turns: int | None = state.final_turns - 1
+    elif triggered:
+        final_turns = len(state.players) - 1
+    else:
+        final_turns = None
+    return replace(
+        state, turn=state.turn + 1, seat=(state.seat + 1) % len(state.players), final_turns=final_turns, **changes
+    )
+
+
+# --- Score (T8) -----------------------------------------------------------------------------------------------------
+
+
+def scores(state: MottoState) -> list[int]:
+    """T8: 3 per large, 2 per medium, 1 per small token."""
+    return [sum(points for _, points in won) for won in state.tokens]
+
+
+def winners(state: MottoState) -> list[int]:
+    """T8: the highest score wins; ties are shared victories."""
+    points = scores(state)
+    best = max(points, default=0)
+    return [seat for seat, p in enumerate(points) if p == best]
+
+
+def breakdown(state: MottoState) -> list[dict[str, int]]:
+    """Points per seat from symbol, number and colour tokens, and the count of each token size."""
+    out = []
+    for won in state.tokens:
+        row = {"symbol": 0, "number": 0, "colour": 0, "large": 0, "medium": 0, "small": 0}
+        for value, points in won:
+            row[("symbol", "number", "colour")[value // 3]] += points
+            row[("small", "medium", "large")[points - 1]] += 1
+        out.append(row)
+    return out
+
+
+# --- Who acts, what they may do, and how it becomes events -----------------------------------------------------------
+
+
+def to_move(state: MottoState) -> int | None:
+    """The seat to act, CHANCE_TO_MOVE, or None once the last turn of T7 is played."""
+    if not state.dealt or _needs_chance(state):
+        return CHANCE_TO_MOVE
+    if state.final_turns == 0:
+        return None
+    return state.seat
+
+
+def next_turn(state: MottoState) -> int:
+    """A player's event begins the next turn; chance events belong to the turn just played."""
+    return state.turn if to_move(state) == CHANCE_TO_MOVE else state.turn + 1
+
+
+def _actions(state: MottoState) -> list[Action]:
+    hand = [c for c in state.hands[state.seat] if c != HIDDEN]
+    actions: list[Action] = [Take(c) for c in sorted(set(state.pool))]
+    if state.deck:
+        actions.append(Draw())
+    plays = dict.fromkeys(trio for trio in combinations(hand, 3) if shared_values(*trio))
+    actions.extend(Play(trio) for trio in plays)
+    return actions or [Pass()]
+
+
+def legal_actions(state: MottoState) -> list[Action]:
+    """T4-T6: take a pool card, draw from the deck, play three cards sharing a value; pass only if none."""
+    if to_move(state) in (None, CHANCE_TO_MOVE):
+        return []
+    return _actions(state)
+
+
+def resolve(state: MottoState, action: Action, rng: Random) -> list[Payload]:
+    """The event of the seat's action; a deck draw names the top card (or, deck order unknown, one drawn by rng)."""
+    match action:
+        case Take(card=taken):
+            return [PoolCardTaken(card=CARD_NAMES[taken])]
+        case Draw():
+            if not state.deck:
+                raise IllegalAction("the deck is empty")
+            drawn = state.deck[0] if state.deck_ordered else rng.choice(state.deck)
+            return [DeckCardDrawn(card=CARD_NAMES[drawn])]
+        case Play(cards=played):
+            won = tokens_won(state.stacks, played)
+            return [CardsPlayed(cards=tuple(CARD_NAMES[c] for c in played), tokens=_token_names(won))]  # type: ignore[arg-type]
+        case Pass():
+            return [TurnPassed()]
+    raise IllegalAction(f"{action!r} is not a Motto action")
+
+
+def chance(state: MottoState, rng: Random) -> Payload:
+    """T4: reshuffle the discard pile into an empty deck, else refill the pool from the top of the deck."""
+    if not state.deck:
+        order = list(state.discard)
+        rng.shuffle(order)
+        return DiscardReshuffled(deck=tuple(CARD_NAMES[c] for c in order))
+    drawn = state.deck[0] if state.deck_ordered else rng.choice(state.deck)
+    return PoolRefilled(card=CARD_NAMES[drawn])
+
+
+_CHECKS: dict[type, Any] = {
+    GameStarted: _check_started,
+    CardsDealt: _check_dealt,
+    PoolCardTaken: _check_took,
+    DeckCardDrawn: _check_drew,
+    CardsPlayed: _check_played,
+    TurnPassed: _check_passed,
+    PoolRefilled: _check_refilled,
+    DiscardReshuffled: _check_reshuffled,
+}
+_APPLY: dict[type, Any] = {
+    GameStarted: _started,
+    CardsDealt: _dealt,
+    PoolCardTaken: _took,
+    DeckCardDrawn: _drew,
+    CardsPlayed: _played,
+    TurnPassed: _passed,
+    PoolRefilled: _refilled,
+    DiscardReshuffled: _reshuffled,
+}
+
+
+def check(state: MottoState, event: Payload) -> None:
+    """Raise IllegalAction if `event` cannot come next."""
+    if type(event) not in _CHECKS:
+        raise IllegalAction(f"{event.TYPE} is not a Motto event")
+    if not state.players and not isinstance(event, GameStarted):
+        raise IllegalAction("a Motto log begins with motto.started")
+    if state.players and not state.dealt and not isinstance(event, CardsDealt):
+        raise IllegalAction("the cards are dealt (motto.dealt) before anything else happens")
+    _CHECKS[type(event)](state, event)
+
+
+def apply(state: MottoState, event: Payload) -> MottoState:
+    """The state after a checked event."""
+    return _APPLY[type(event)](state, event)
+
+
+# --- Hidden information ---------------------------------------------------------------------------------------------
+
+
+def view(state: MottoState, seat: int) -> MottoState:
+    """What `seat` knows: its own hand, the cards others took face up, never the deck."""
+    hands = tuple(
+        hand if s == seat else state.shown[s] + (HIDDEN,) * (len(hand) - len(state.shown[s]))
+        for s, hand in enumerate(state.hands)
+    )
+    return replace(state, hands=hands, deck=(HIDDEN,) * len(state.deck))
+
+
+# --- Helpers --------------------------------------------------------------------------------------------------------
+
+
+def _set(row: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
+    return row[:index] + (value,) + row[index + 1 :]
+
+
+def _token_names(won: tuple[tuple[int, int], ...]) -> tuple[tuple[str, int], ...]:
+    return tuple((VALUES[value], points) for value, points in won)
+
+
+def parse_action(data: Any) -> Action:
+    """An action from JSON: {"type": "take", "card": ...}, {"type": "draw"}, {"type": "play", "cards": [...]}."""
+    kind = data.get("type") if isinstance(data, dict) else None
+    if kind == "take":
+        return Take(card(data.get("card")))
+    if kind == "draw":
+        return Draw()
+    if kind == "play":
+        played = cards(data.get("cards"))
+        if len(played) != 3:
+            raise IllegalAction("a play is exactly three cards (T5)")
+        return Play(tuple(sorted(played)))  # type: ignore[arg-type]
+    if kind == "pass":
+        return Pass()
+    raise IllegalAction(f"{data!r} is not a Motto action; use take, draw, play or pass")
+
+
+def action_json(action: Action) -> dict[str, Any]:
+    """The JSON form of an action."""
+    match action:
+        case Take(card=taken):
+            return {"type": "take", "card": CARD_NAMES[taken]}
+        case Play(cards=played):
+            return {"type": "play", "cards": [CARD_NAMES[c] for c in played]}
+        case Draw():
+            return {"type": "draw"}
+    return {"type": "pass"}

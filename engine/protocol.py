@@ -1,0 +1,103 @@
+"""What every game provides to the store, the replayer, the bots and the command line."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from random import Random
+from typing import Any, ClassVar, Protocol
+
+from rich.console import RenderableType
+
+from events.base import Payload
+
+CHANCE_TO_MOVE = -1
+"""`to_move` of a position in which chance acts next (a refill, a reshuffle, a deal)."""
+
+HIDDEN = -1
+"""A card the viewer cannot see, in a state returned by `view`."""
+
+
+class Bot(Protocol):
+    """Chooses one of the legal actions, seeing only its own seat's view."""
+
+    def choose(self, view: Any, legal: Sequence[Any], rng: Random) -> Any: ...
+
+
+class Game(Protocol):
+    """The rules of one game. Every method is pure; states are frozen dataclasses."""
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+    min_players: ClassVar[int]
+    max_players: ClassVar[int]
+    rules_version: ClassVar[int]
+    bots: ClassVar[dict[str, type[Bot]]]
+
+    def setup(self, players: Sequence[str], rng: Random) -> list[Payload]:
+        """The opening chance events of a new game with these players in turn order."""
+        ...
+
+    def blank(self) -> Any:
+        """The state before the first event."""
+        ...
+
+    def check(self, state: Any, payload: Payload) -> None:
+        """Raise `IllegalAction` with the reason if `payload` cannot happen next in `state`."""
+        ...
+
+    def apply(self, state: Any, payload: Payload) -> Any:
+        """The state after `payload` (a checked event); never mutates `state`."""
+        ...
+
+    def to_move(self, state: Any) -> int | None:
+        """The seat to act, `CHANCE_TO_MOVE`, or None when the game is over."""
+        ...
+
+    def next_turn(self, state: Any) -> int:
+        """The turn number that the next event in `state` belongs to (0 is the setup)."""
+        ...
+
+    def legal_actions(self, state: Any) -> list[Any]:
+        """The actions of the seat to move, in a deterministic order; works on a seat's view too."""
+        ...
+
+    def resolve(self, state: Any, action: Any, rng: Random) -> list[Payload]:
+        """The events that `action` of the seat to move produces; `rng` decides only what the log does not fix."""
+        ...
+
+    def chance(self, state: Any, rng: Random) -> Payload:
+        """The next chance event, when `to_move` is `CHANCE_TO_MOVE`."""
+        ...
+
+    def view(self, state: Any, seat: int) -> Any:
+        """The state as `seat` may know it: hidden cards are `HIDDEN`."""
+        ...
+
+    def scores(self, state: Any) -> list[int]:
+        """Points per seat."""
+        ...
+
+    def winners(self, state: Any) -> list[int]:
+        """The winning seats of a finished game (several on a shared victory)."""
+        ...
+
+    def breakdown(self, state: Any) -> list[dict[str, int]]:
+        """Points per seat by source, for the results projection."""
+        ...
+
+    def render(self, state: Any, seat: int | None) -> RenderableType:
+        """The table drawn for a person; `seat` is the viewer (None: omniscient)."""
+        ...
+
+    def describe(self, state: Any) -> dict[str, Any]:
+        """The state as readable JSON (card names, hidden cards as null)."""
+        ...
+
+    def parse_action(self, data: Any) -> Any:
+        """An action from its JSON form; `IllegalAction` if it is not one of this game's."""
+        ...
+
+    def action_json(self, action: Any) -> dict[str, Any]:
+        """The JSON form of an action."""
+        ...
+

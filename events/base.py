@@ -1,0 +1,57 @@
+"""The event envelope, the base class of every event payload, and the project's errors."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar
+
+CHANCE = None
+"""The actor of an event that no player chose: a deal, a draw from the deck, a reshuffle."""
+
+ENVELOPE_KEYS = frozenset({"seq", "turn", "actor", "type", "v"})
+
+
+class LoomError(Exception):
+    """An error a user can act on: shown as one line, exit code 2."""
+
+
+class IllegalAction(LoomError):
+    """An action or event that the rules of the game do not allow in this position."""
+
+
+class MalformedEvent(LoomError):
+    """An event that cannot be decoded: unknown type, missing or unexpected fields."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Payload:
+    """What happened: subclasses are frozen dataclasses with a stable `TYPE` name and a `VERSION`."""
+
+    TYPE: ClassVar[str] = ""
+    VERSION: ClassVar[int] = 1
+    BY_CHANCE: ClassVar[bool] = False
+
+    def to_json(self) -> dict[str, Any]:
+        """The payload's fields as JSON-ready values (tuples become lists when dumped)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """A numbered fact of one game: seq counts from 1 without gaps; turn 0 is the setup."""
+
+    game_id: int
+    seq: int
+    turn: int
+    actor: int | None
+    payload: Payload
+
+    @property
+    def type(self) -> str:
+        """The payload's stable type name."""
+        return self.payload.TYPE
+
+    @property
+    def schema_version(self) -> int:
+        """The version of the payload's schema that this event was written with."""
+        return self.payload.VERSION

@@ -1,0 +1,96 @@
+"""Stable event type names <-> payload classes, JSON (de)serialisation and upcasters for old schema versions."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import MISSING, fields
+from typing import Any
+
+from events.base import ENVELOPE_KEYS, MalformedEvent, Payload
+
+Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
+
+_CLASSES: dict[str, type[Payload]] = {}
+_FIELDS: dict[str, frozenset[str]] = {}
+_REQUIRED: dict[str, frozenset[str]] = {}
+_UPCASTERS: dict[tuple[str, int], Upcaster] = {}
+
+
+def register(cls: type[Payload]) -> type[Payload]:
+    """Class decorator: make a payload class known by its stable `TYPE` name."""
+    if not cls.TYPE or cls.TYPE in _CLASSES:
+        raise ValueError(f"event type name {cls.TYPE!r} is empty or taken")
+    names = frozenset(f.name for f in fields(cls))
+    if names & ENVELOPE_KEYS:
+        raise ValueError(f"{cls.TYPE}: payload fields may not be named {sorted(names & ENVELOPE_KEYS)}")
+    _CLASSES[cls.TYPE] = cls
+    _FIELDS[cls.TYPE] = names
+    _REQUIRED[cls.TYPE] = frozenset(
+        f.name for f in fields(cls) if f.default is MISSING and f.default_factory is MISSING
+    )
+    return cls
+
+
+def upcaster(type_name: str, from_version: int) -> Callable[[Upcaster], Upcaster]:
+    """Register a function turning a payload of `from_version` into one of `from_version + 1`."""
+
+    def decorate(fn: Upcaster) -> Upcaster:
+        _UPCASTERS[(type_name, from_version)] = fn
+        return fn
+
+    return decorate
+
+
+def payload_class(type_name: str) -> type[Payload]:
+    """The payload class registered under `type_name`."""
+    try:
+        return _CLASSES[type_name]
+    except KeyError:
+        raise MalformedEvent(f"unknown event type {type_name!r}") from None
+
+
+def known_types() -> list[str]:
+    """Every registered type name, sorted."""
+    return sorted(_CLASSES)
+
+
+def _frozen(value: Any) -> Any:
+    if isinstance(value, list):
+        return tuple(_frozen(v) for v in value)
+    return value
+
+
+def decode_payload(type_name: str, data: dict[str, Any], version: int | None = None) -> Payload:
+    """Build a payload from its JSON fields, upcasting an old schema version first."""
+    cls = payload_class(type_name)
+    version = cls.VERSION if version is None else version
+    if version > cls.VERSION:
+        raise MalformedEvent(f"{type_name} has schema version {version}; this Loom reads up to {cls.VERSION}")
+    while version < cls.VERSION:
+        data = _UPCASTERS[(type_name, version)](data)
+        version += 1
+    unknown = data.keys() - _FIELDS[type_name]
+    if unknown:
+        raise MalformedEvent(f"{type_name} has no field {sorted(unknown)[0]!r}")
+    missing = _REQUIRED[type_name] - data.keys()
+    if missing:
+        raise MalformedEvent(f"{type_name} needs field {sorted(missing)[0]!r}")
+    try:
+        return cls(**{k: _frozen(v) for k, v in data.items()})
+    except TypeError as error:
+        raise MalformedEvent(f"{type_name}: {error}") from None
+
+
+def encode_payload(payload: Payload) -> str:
+    """The payload's fields as compact JSON text."""
+    return json.dumps(payload.to_json(), separators=(",", ":"))
+
+
+def decode_payload_text(type_name: str, text: str, version: int) -> Payload:
+    """Decode a payload stored as JSON text (the trusted path of the event store)."""
+    cls = _CLASSES[type_name]
+    data = json.loads(text)
+    if version != cls.VERSION:
+        return decode_payload(type_name, data, version)
+    return cls(**{k: _frozen(v) for k, v in data.items()})

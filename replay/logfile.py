@@ -1,0 +1,140 @@
+"""The Loom log format (docs/log-format.md): JSON Lines, a header line per game followed by its events.
+
+Export writes every event of a game from seq 1, its parents' prefix included, so a file stands alone.
+Import checks every event against the rules and stores a file's games all or nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field, replace
+from random import SystemRandom
+from typing import IO, Any
+
+from engine.play import Step, record
+from engine.protocol import Game
+from engine.registry import get_game
+from events.base import ENVELOPE_KEYS, LoomError
+from events.registry import decode_payload
+from replay.projections import result_rows
+from replay.recorder import event_rows, snapshot_rows, status_of
+from replay.store import NewGame, Seat, Store
+
+FORMAT = "loom-log"
+VERSION = 1
+HEADER_KEYS = frozenset({"format", "version", "game", "id", "bots", "parent", "fork_seq", "source"})
+
+
+class LogError(LoomError):
+    """A line of a log file that cannot be read or is against the rules."""
+
+
+def export_lines(store: Store, game_id: int) -> Iterator[str]:
+    """The game as log lines: its header, then every event."""
+    info = store.game(game_id)
+    header: dict[str, Any] = {"format": FORMAT, "version": VERSION, "game": info.game, "id": info.id}
+    if any(seat.bot for seat in info.seats):
+        header["bots"] = [seat.bot for seat in info.seats]
+    if info.parent_id is not None:
+        header |= {"parent": info.parent_id, "fork_seq": info.fork_seq}
+    yield json.dumps(header)
+    for event in store.load(game_id):
+        line = {"seq": event.seq, "turn": event.turn, "actor": event.actor, "type": event.type, "v": event.schema_version}
+        yield json.dumps(line | event.payload.to_json(), ensure_ascii=False)
+
+
+@dataclass
+class _Reading:
+    game: Game
+    line: int
+    bots: list[str | None] | None
+    state: Any = None
+    steps: list[Step] = field(default_factory=list)
+
+
+def _header(data: dict[str, Any], number: int) -> _Reading:
+    if data.get("format") != FORMAT:
+        raise LogError(f'line {number}: a game starts with a header line {{"format": "{FORMAT}", ...}}')
+    if data.get("version") != VERSION:
+        raise LogError(f"line {number}: log format version {data.get('version')!r}; this Loom reads {VERSION}")
+    unknown = data.keys() - HEADER_KEYS
+    if unknown:
+        raise LogError(f"line {number}: unknown header field {sorted(unknown)[0]!r}")
+    try:
+        game = get_game(str(data.get("game")))
+    except LoomError as error:
+        raise LogError(f"line {number}: {error}") from None
+    return _Reading(game, number, data.get("bots"), game.blank())
+
+
+def _event(reading: _Reading, data: dict[str, Any], number: int) -> None:
+    game = reading.game
+    try:
+        fields = {k: v for k, v in data.items() if k not in ENVELOPE_KEYS}
+        payload = decode_payload(str(data.get("type")), fields, data.get("v"))
+        if not payload.TYPE.startswith(game.name + "."):
+            raise LogError(f"{payload.TYPE} is not an event of {game.name}")
+        if not reading.steps and getattr(payload, "seed", 0) is None:
+            payload = replace(payload, seed=SystemRandom().getrandbits(48))  # type: ignore[call-arg]
+        reading.state, step = record(game, reading.state, payload)
+    except LoomError as error:
+        raise LogError(f"line {number}: {error}") from None
+    seq = len(reading.steps) + 1
+    for key, want in (("seq", seq), ("turn", step.turn), ("actor", step.actor)):
+        if key in data and data[key] != want:
+            raise LogError(f"line {number}: {key} is {data[key]!r}, but the rules make it {want!r}")
+    reading.steps.append(step)
+
+
+def _finish(reading: _Reading) -> NewGame:
+    game, steps, state = reading.game, reading.steps, reading.state
+    if not steps:
+        raise LogError(f"line {reading.line}: the game has no events")
+    seats = steps[0].payload.players  # type: ignore[attr-defined]  # every game's first event seats the players
+    bots = reading.bots if reading.bots and len(reading.bots) == len(seats) else [None] * len(seats)
+    status = status_of(game, state)
+    return NewGame(
+        game=game.name,
+        seats=[Seat(name, bot) for name, bot in zip(seats, bots)],
+        source="imported",
+        seed=getattr(steps[0].payload, "seed", 0) or 0,
+        rules_version=game.rules_version,
+        events=event_rows(steps, 0),
+        status=status,
+        turns=steps[-1].turn,
+        snapshots=snapshot_rows(game, game.blank(), steps, 0),
+        results=result_rows(game, state) if status == "finished" else [],
+    )
+
+
+def read_games(lines: Iterable[str]) -> list[NewGame]:
+    """Every game of a log file, checked against the rules; LogError names the first bad line and why."""
+    games: list[NewGame] = []
+    reading: _Reading | None = None
+    for number, text in enumerate(lines, start=1):
+        if not text.strip():
+            continue
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise LogError(f"line {number}: not JSON ({error.msg} at column {error.colno})") from None
+        if not isinstance(data, dict):
+            raise LogError(f"line {number}: expected a JSON object")
+        if "format" in data:
+            if reading is not None:
+                games.append(_finish(reading))
+            reading = _header(data, number)
+        elif reading is None:
+            raise LogError(f'line {number}: the file must begin with a header line {{"format": "{FORMAT}", ...}}')
+        else:
+            _event(reading, data, number)
+    if reading is None:
+        raise LogError("the file holds no game")
+    games.append(_finish(reading))
+    return games
+
+
+def import_file(store: Store, file: IO[str]) -> list[int]:
+    """Read, check and store every game of a log file in one transaction; the new ids."""
+    return store.add_games(read_games(file))

@@ -1,0 +1,100 @@
+"""The tables of a Loom database, as SQLModel classes, and the DDL that creates them in DuckDB.
+
+Only table definitions live here; reads and writes go through DuckDB's own API (see store.py), because the ORM
+would be orders of magnitude slower on bulk paths. This module is imported only to create a new database.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import duckdb
+from sqlalchemy import BigInteger
+from sqlalchemy.schema import CreateTable
+from sqlmodel import Field, SQLModel
+
+from replay.store import SCHEMA_VERSION
+
+
+class GameRow(SQLModel, table=True):
+    """One game: a root game or a branch of another (parent + fork_seq; the prefix is the parent's)."""
+
+    __tablename__ = "games"
+    id: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False})
+    game: str = Field(description="the game's command-line name: motto, moirai, moorea, stones-of-fate")
+    players: int
+    status: str = Field(description="open or finished")
+    source: str = Field(description="simulated, imported, branch or live")
+    parent_id: int | None = Field(default=None, description="the game this one branches from")
+    fork_seq: int | None = Field(default=None, description="the last event shared with the parent")
+    last_seq: int = 0
+    turns: int = 0
+    seed: int = Field(default=0, sa_type=BigInteger, description="the recorded seed of chance not fixed by the log")
+    rules_version: int = 1
+    created_at: datetime
+
+
+class SeatRow(SQLModel, table=True):
+    """Who sat where: seats are numbered from 0 in turn order."""
+
+    __tablename__ = "seats"
+    game_id: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False})
+    seat: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False})
+    name: str
+    bot: str | None = None
+
+
+class EventRow(SQLModel, table=True):
+    """An immutable fact. A branch stores only the events after its fork; seq continues the parent's numbering."""
+
+    __tablename__ = "events"
+    game_id: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False})
+    seq: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False})
+    turn: int
+    actor: int | None = Field(default=None, description="the seat that acted; NULL for chance")
+    type: str
+    version: int = 1
+    payload: str = Field(description="the event's fields as JSON")
+
+
+class SnapshotRow(SQLModel, table=True):
+    """A cached state after event seq; dropped and rebuilt at will (rules_version guards stale ones)."""
+
+    __tablename__ = "snapshots"
+    game_id: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False})
+    seq: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False})
+    rules_version: int
+    state: str
+
+
+class ResultRow(SQLModel, table=True):
+    """Projection: the outcome of a finished game per seat, rebuilt from events by `logs rebuild`."""
+
+    __tablename__ = "results"
+    game_id: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False})
+    seat: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False})
+    score: int
+    rank: int = Field(description="1 for the winners, 2 for the next score, ...")
+    winner: bool
+    breakdown: str = Field(description="points by source as a JSON object")
+
+
+class MetaRow(SQLModel, table=True):
+    """Facts about the database itself, such as its schema version."""
+
+    __tablename__ = "meta"
+    key: str = Field(primary_key=True)
+    value: str
+
+
+TABLES = (GameRow, SeatRow, EventRow, SnapshotRow, ResultRow, MetaRow)
+
+
+def create_schema(con: duckdb.DuckDBPyConnection) -> None:
+    """Create every table in an empty database and stamp its schema version."""
+    from duckdb_engine import Dialect
+
+    dialect = Dialect()
+    for model in TABLES:
+        con.execute(str(CreateTable(model.__table__).compile(dialect=dialect)))  # type: ignore[attr-defined]
+    con.execute("INSERT INTO meta VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)])

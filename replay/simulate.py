@@ -1,0 +1,82 @@
+"""Simulating games with bots and recording them in batches."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from random import Random
+
+from engine.play import chance_rng, first_player, play_out, seated, start
+from engine.protocol import Game
+from engine.registry import get_bot
+from events.base import LoomError
+from replay.projections import result_rows
+from replay.recorder import event_rows, snapshot_rows, status_of
+from replay.store import NewGame, Seat, Store
+
+BATCH = 250
+"""Games per transaction: large enough for Arrow to pay off, small enough to show progress."""
+
+
+def lineup(game: Game, players: int, bots: Sequence[str]) -> list[str]:
+    """One bot name per player: a single name fills every seat; otherwise one name per player."""
+    if not game.min_players <= players <= game.max_players:
+        raise LoomError(f"{game.name} is for {game.min_players} to {game.max_players} players, not {players}")
+    names = list(bots) or ["random"]
+    if len(names) == 1:
+        names *= players
+    if len(names) != players:
+        raise LoomError(f"give one --bot for every seat or one for all: {len(names)} bots for {players} players")
+    for name in names:
+        get_bot(game, name)  # refuse an unknown bot before anything is played
+    return names
+
+
+def simulate_one(game: Game, bots: Sequence[str], seed: str) -> NewGame:
+    """Play one game between these bots; the first player is drawn at random (seat 0 starts)."""
+    rng = Random(seed)
+    first = first_player(len(bots), rng)
+    order = seated(list(enumerate(bots)), first)
+    players = [f"{bot} {k + 1}" for k, bot in order]
+    state, steps = start(game, players, rng)
+    recorded_seed = getattr(steps[0].payload, "seed", 0)
+    agents = {seat: get_bot(game, bot) for seat, (_, bot) in enumerate(order)}
+    bot_rngs = {seat: Random(f"loom/bot/{recorded_seed}/{seat}") for seat in agents}
+    state, more = play_out(game, state, agents, chance_rng(recorded_seed, len(steps)), bot_rngs)
+    steps += more
+    return NewGame(
+        game=game.name,
+        seats=[Seat(name, bot) for name, (_, bot) in zip(players, order)],
+        source="simulated",
+        seed=recorded_seed,
+        rules_version=game.rules_version,
+        events=event_rows(steps, 0),
+        status=status_of(game, state),
+        turns=steps[-1].turn,
+        snapshots=snapshot_rows(game, game.blank(), steps, 0),
+        results=result_rows(game, state),
+    )
+
+
+def simulated(game: Game, games: int, bots: Sequence[str], seed: int) -> Iterator[NewGame]:
+    """`games` games, each reproducible from (seed, its index)."""
+    for index in range(games):
+        yield simulate_one(game, bots, f"loom/simulate/{game.name}/{seed}/{index}")
+
+
+def simulate(
+    store: Store, game: Game, games: int, bots: Sequence[str], seed: int,
+    progress: Callable[[int], None] = lambda done: None,
+) -> list[int]:
+    """Play and record `games` games in batches; the new ids."""
+    ids: list[int] = []
+    batch: list[NewGame] = []
+    for new in simulated(game, games, bots, seed):
+        batch.append(new)
+        if len(batch) == BATCH:
+            ids += store.add_games(batch)
+            progress(len(batch))
+            batch = []
+    if batch:
+        ids += store.add_games(batch)
+        progress(len(batch))
+    return ids

@@ -1,0 +1,402 @@
+"""The event store: one DuckDB file, append-only events with an expected sequence, games, snapshots, results.
+
+Writes go in batches through Arrow tables inside one transaction, so a batch is stored whole or not at all.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+
+from events.base import Event, LoomError
+from events.registry import decode_payload_text
+from replay import queries
+
+SCHEMA_VERSION = 1
+DEFAULT_DB = "loom.duckdb"
+MEMORY = ":memory:"
+
+
+class StoreError(LoomError):
+    """The database cannot be opened or written: locked, missing, not a Loom database."""
+
+
+class UnknownGameId(LoomError):
+    """No game has this id."""
+
+
+class ConcurrencyError(LoomError):
+    """An append expected a sequence number that another writer has already moved past."""
+
+
+def default_db() -> str:
+    """`LOGS_DB` if set, else ./loom.duckdb (DESIGN.md, storage)."""
+    return os.environ.get("LOGS_DB") or DEFAULT_DB
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    """Who played a seat; `bot` is None for a person."""
+
+    name: str
+    bot: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GameInfo:
+    """A row of the games table with its seats."""
+
+    id: int
+    game: str
+    players: int
+    status: str
+    source: str
+    parent_id: int | None
+    fork_seq: int | None
+    last_seq: int
+    turns: int
+    seed: int
+    rules_version: int
+    created_at: datetime
+    seats: tuple[Seat, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ResultInfo:
+    """A row of the results projection."""
+
+    seat: int
+    score: int
+    rank: int
+    winner: bool
+    breakdown: str
+
+
+@dataclass(slots=True)
+class NewGame:
+    """A game to store: its row, seats, events (as stored rows) and projections."""
+
+    game: str
+    seats: Sequence[Seat]
+    source: str
+    seed: int
+    rules_version: int
+    events: list[tuple[int, int, int | None, str, int, str]] = field(default_factory=list)  # seq,turn,actor,...
+    status: str = "open"
+    turns: int = 0
+    parent_id: int | None = None
+    fork_seq: int | None = None
+    snapshots: list[tuple[int, str]] = field(default_factory=list)  # (seq, state JSON)
+    results: list[tuple[int, int, int, bool, str]] = field(default_factory=list)  # seat, score, rank, winner, json
+
+
+def _friendly(error: duckdb.Error, path: str) -> StoreError:
+    text = str(error)
+    if "Could not set lock" in text:
+        pid = re.search(r"PID (\d+)", text)
+        owner = f" (pid {pid.group(1)})" if pid else ""
+        return StoreError(f"database {path} is locked by another process{owner}; wait for it to finish and retry")
+    if "not a valid DuckDB database" in text:
+        return StoreError(f"{path} is not a DuckDB database")
+    if "No such file or directory" in text or "Cannot open file" in text:
+        return StoreError(f"cannot open database {path}: no such file or directory")
+    first_line = text.splitlines()[0] if text else type(error).__name__
+    return StoreError(f"database {path}: {first_line}")
+
+
+class Store:
+    """A Loom database. One connection per process; use `cursor()` for another thread."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, path: str) -> None:
+        self.con = con
+        self.path = path
+
+    @classmethod
+    def open(cls, path: str | Path | None = None, *, read_only: bool = False) -> Store:
+        """Open (creating if needed, unless read_only) the database at `path` (default: `default_db()`)."""
+        path = str(path or default_db())
+        if read_only and path != MEMORY and not Path(path).exists():
+            raise StoreError(f"no Loom database at {path}; record games first (logs simulate, logs import)")
+        try:
+            con = duckdb.connect(path, read_only=read_only and path != MEMORY)
+        except duckdb.Error as error:
+            raise _friendly(error, path) from None
+        store = cls(con, path)
+        store._ensure_schema(read_only)
+        return store
+
+    def _ensure_schema(self, read_only: bool) -> None:
+        try:
+            if not self.con.execute(queries.TABLE_EXISTS).fetchall()[0][0]:
+                if read_only:
+                    raise StoreError(f"{self.path} is not a Loom database")
+                from replay.schema import create_schema  # the ORM is loaded only to create a database
+
+                with self.transaction():
+                    create_schema(self.con)
+                    self.con.execute(queries.VIEWS)
+                return
+            row = _first(self.con.execute(queries.SCHEMA_VERSION).fetchall())
+        except duckdb.Error as error:
+            raise _friendly(error, self.path) from None
+        if row is None or row[0] != str(SCHEMA_VERSION):
+            raise StoreError(f"{self.path} has schema version {row and row[0]}; this Loom reads {SCHEMA_VERSION}")
+
+    def close(self) -> None:
+        """Close the connection; the file is unlocked."""
+        self.con.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """All or nothing: roll back on any error."""
+        self.con.execute("BEGIN TRANSACTION")
+        try:
+            yield
+        except BaseException:
+            self.con.execute("ROLLBACK")
+            raise
+        try:
+            self.con.execute("COMMIT")
+        except duckdb.Error as error:
+            raise ConcurrencyError(f"another writer changed the same games; nothing was written ({error})") from None
+
+    # --- Reading -----------------------------------------------------------------------------------------------------
+
+    def _one(self, sql: str, params: Sequence[Any]) -> Any:
+        try:
+            return _first(self.con.execute(sql, params).fetchall())
+        except duckdb.Error as error:
+            raise _friendly(error, self.path) from None
+
+    def _all(self, sql: str, params: Sequence[Any]) -> list[Any]:
+        try:
+            return self.con.execute(sql, params).fetchall()
+        except duckdb.Error as error:
+            raise _friendly(error, self.path) from None
+
+    def game(self, game_id: int) -> GameInfo:
+        """The game with this id and its seats; UnknownGameId if none."""
+        row = self._one(queries.GAME, [game_id])
+        if row is None:
+            raise UnknownGameId(f"no game with id {game_id} in {self.path}")
+        seats = tuple(Seat(name, bot) for _, name, bot in self._all(queries.SEATS, [game_id]))
+        return GameInfo(*row, seats=seats)
+
+    def games(self, game: str | None = None, limit: int = 20) -> list[GameInfo]:
+        """The newest games first, optionally of one game kind (seats not loaded)."""
+        return [GameInfo(*row) for row in self._all(queries.GAMES, [game, game, limit])]
+
+    def children(self, game_id: int) -> list[GameInfo]:
+        """The branches forked directly from this game."""
+        return [GameInfo(*row) for row in self._all(queries.CHILDREN, [game_id])]
+
+    def results(self, game_id: int) -> list[ResultInfo]:
+        """The results projection of a finished game (empty for an open one)."""
+        return [ResultInfo(*row) for row in self._all(queries.RESULTS, [game_id])]
+
+    def winners(self, game_ids: Sequence[int]) -> dict[int, list[int]]:
+        """Winning seats of many games at once."""
+        return dict(self._all(queries.WINNERS_OF, [list(game_ids)]))
+
+    def lineage(self, game_id: int) -> list[tuple[int, int, int]]:
+        """The segments (game id, after seq, up to seq) whose events make up this game, oldest first."""
+        info = self.game(game_id)
+        segments = []
+        upto = info.last_seq
+        while True:
+            after = info.fork_seq or 0
+            segments.append((info.id, after, upto))
+            if info.parent_id is None:
+                return segments[::-1]
+            upto = min(upto, after)  # a branch may fork inside its parent's own shared prefix
+            info = self.game(info.parent_id)
+
+    def load(self, game_id: int, *, after: int = 0, upto: int | None = None) -> list[Event]:
+        """The game's events with seq in (after, upto], its parents' prefix included."""
+        out: list[Event] = []
+        for owner, lo, hi in self.lineage(game_id):
+            lo, hi = max(lo, after), hi if upto is None else min(hi, upto)
+            if lo >= hi:
+                continue
+            for seq, turn, actor, type_name, version, payload in self._all(queries.EVENTS, [owner, lo, hi]):
+                out.append(Event(game_id, seq, turn, actor, decode_payload_text(type_name, payload, version)))
+        return out
+
+    def last_seq_before_turn(self, game_id: int, turn: int) -> int:
+        """The seq of the last event before `turn` begins (0 if none)."""
+        best = 0
+        for owner, lo, hi in self.lineage(game_id):
+            row = self._one(queries.LAST_SEQ_BEFORE_TURN, [owner, lo, hi, turn])
+            if row and row[0] is not None:
+                best = max(best, row[0])
+        return best
+
+    def snapshot(self, game_id: int, upto: int, rules_version: int) -> tuple[int, str] | None:
+        """The newest snapshot at or before seq `upto` in the game's lineage, as (seq, state JSON)."""
+        for owner, lo, hi in reversed(self.lineage(game_id)):
+            row = self._one(queries.SNAPSHOT, [owner, lo, min(hi, upto), rules_version])
+            if row:
+                return row[0], row[1]
+        return None
+
+    def finished_games(self) -> list[tuple[int, str]]:
+        """(id, game) of every finished game."""
+        return self._all(queries.FINISHED_GAMES, [])
+
+    # --- Writing -----------------------------------------------------------------------------------------------------
+
+    def add_games(self, new: Sequence[NewGame]) -> list[int]:
+        """Store new games with their events, snapshots and results in one transaction; their ids in order."""
+        try:
+            with self.transaction():
+                first = self.con.execute(queries.NEXT_GAME_ID).fetchall()[0][0]
+                ids = list(range(first, first + len(new)))
+                self._insert_games(ids, new)
+        except duckdb.Error as error:
+            raise _friendly(error, self.path) from None
+        return ids
+
+    def append(
+        self, game_id: int, events: Sequence[tuple[int, int | None, str, int, str]], *, expected_seq: int,
+        turns: int, status: str, snapshots: Sequence[tuple[int, str]] = (),
+        results: Sequence[tuple[int, int, int, bool, str]] = (),
+    ) -> int:
+        """Append (turn, actor, type, version, payload) events after `expected_seq`; the new last seq.
+
+        Fails with ConcurrencyError, writing nothing, if the game's last seq is no longer `expected_seq`.
+        """
+        rows = [(game_id, expected_seq + i + 1, *event) for i, event in enumerate(events)]
+        last = expected_seq + len(rows)
+        try:
+            with self.transaction():
+                current = _first(self.con.execute(queries.LAST_SEQ, [game_id]).fetchall())
+                if current is None:
+                    raise UnknownGameId(f"no game with id {game_id} in {self.path}")
+                if current[0] != expected_seq:
+                    raise ConcurrencyError(
+                        f"game {game_id} is at event {current[0]}, not {expected_seq}; reload it and try again"
+                    )
+                self.con.execute(queries.UPDATE_PROGRESS, [last, turns, status, game_id, expected_seq])
+                self._insert("new_events", queries.INSERT_EVENTS, _event_table(rows))
+                if snapshots:
+                    self._insert("new_snapshots", queries.INSERT_SNAPSHOTS, _snapshot_table(
+                        [(game_id, seq, state) for seq, state in snapshots], self._rules_version(game_id)))
+                if results:
+                    self._insert("new_results", queries.INSERT_RESULTS, _result_table(
+                        [(game_id, *row) for row in results]))
+        except duckdb.ConstraintException:
+            raise ConcurrencyError(f"game {game_id} was appended to by another writer; nothing was written") from None
+        except duckdb.Error as error:
+            raise _friendly(error, self.path) from None
+        return last
+
+    def replace_results(self, rows: Sequence[tuple[int, int, int, int, bool, str]]) -> None:
+        """Rebuild the results projection from scratch with these (game, seat, score, rank, winner, json) rows."""
+        with self.transaction():
+            self.con.execute(queries.DELETE_RESULTS)
+            self._insert("new_results", queries.INSERT_RESULTS, _result_table(rows))
+
+    def _rules_version(self, game_id: int) -> int:
+        return self.game(game_id).rules_version
+
+    def _insert(self, name: str, sql: str, table: pa.Table) -> None:
+        if table.num_rows == 0:
+            return
+        self.con.register(name, table)
+        try:
+            self.con.execute(sql)
+        finally:
+            self.con.unregister(name)
+
+    def _insert_games(self, ids: list[int], new: Sequence[NewGame]) -> None:
+        now = datetime.now(UTC)
+        last_seqs = [g.events[-1][0] if g.events else (g.fork_seq or 0) for g in new]
+        games = pa.table({
+            "id": pa.array(ids, pa.int32()),
+            "game": [g.game for g in new],
+            "players": pa.array([len(g.seats) for g in new], pa.int32()),
+            "status": [g.status for g in new],
+            "source": [g.source for g in new],
+            "parent_id": pa.array([g.parent_id for g in new], pa.int32()),
+            "fork_seq": pa.array([g.fork_seq for g in new], pa.int32()),
+            "last_seq": pa.array(last_seqs, pa.int32()),
+            "turns": pa.array([g.turns for g in new], pa.int32()),
+            "seed": pa.array([g.seed for g in new], pa.int64()),
+            "rules_version": pa.array([g.rules_version for g in new], pa.int32()),
+            "created_at": pa.array([now] * len(new), pa.timestamp("us", tz="UTC")),
+        })
+        seats = [(i, s, seat.name, seat.bot) for i, g in zip(ids, new) for s, seat in enumerate(g.seats)]
+        events = [(i, *e) for i, g in zip(ids, new) for e in g.events]
+        versions = {g.rules_version for g in new}
+        self._insert("new_games", queries.INSERT_GAMES, games)
+        self._insert("new_seats", queries.INSERT_SEATS, pa.table({
+            "game_id": pa.array([r[0] for r in seats], pa.int32()),
+            "seat": pa.array([r[1] for r in seats], pa.int32()),
+            "name": [r[2] for r in seats],
+            "bot": pa.array([r[3] for r in seats], pa.string()),
+        }))
+        self._insert("new_events", queries.INSERT_EVENTS, _event_table(events))
+        for version in versions:
+            snaps = [(i, seq, state) for i, g in zip(ids, new) if g.rules_version == version for seq, state in g.snapshots]
+            self._insert("new_snapshots", queries.INSERT_SNAPSHOTS, _snapshot_table(snaps, version))
+        self._insert("new_results", queries.INSERT_RESULTS, _result_table(
+            [(i, *r) for i, g in zip(ids, new) for r in g.results]))
+
+
+def _first(rows: list[Any]) -> Any:
+    # duckdb 2 refuses new work while a result is only partly fetched, so results are always fetched whole.
+    return rows[0] if rows else None
+
+
+def _columns(rows: Sequence[tuple[Any, ...]], width: int) -> list[list[Any]]:
+    return [list(column) for column in zip(*rows)] if rows else [[] for _ in range(width)]
+
+
+def _event_table(rows: Sequence[tuple[Any, ...]]) -> pa.Table:
+    game_id, seq, turn, actor, type_name, version, payload = _columns(rows, 7)
+    return pa.table({
+        "game_id": pa.array(game_id, pa.int32()),
+        "seq": pa.array(seq, pa.int32()),
+        "turn": pa.array(turn, pa.int32()),
+        "actor": pa.array(actor, pa.int32()),
+        "type": pa.array(type_name, pa.string()),
+        "version": pa.array(version, pa.int32()),
+        "payload": pa.array(payload, pa.string()),
+    })
+
+
+def _snapshot_table(rows: Sequence[tuple[int, int, str]], rules_version: int) -> pa.Table:
+    game_id, seq, state = _columns(rows, 3)
+    return pa.table({
+        "game_id": pa.array(game_id, pa.int32()),
+        "seq": pa.array(seq, pa.int32()),
+        "rules_version": pa.array([rules_version] * len(game_id), pa.int32()),
+        "state": pa.array(state, pa.string()),
+    })
+
+
+def _result_table(rows: Sequence[tuple[int, int, int, int, bool, str]]) -> pa.Table:
+    game_id, seat, score, rank, winner, breakdown = _columns(rows, 6)
+    return pa.table({
+        "game_id": pa.array(game_id, pa.int32()),
+        "seat": pa.array(seat, pa.int32()),
+        "score": pa.array(score, pa.int32()),
+        "rank": pa.array(rank, pa.int32()),
+        "winner": pa.array(winner, pa.bool_()),
+        "breakdown": pa.array(breakdown, pa.string()),
+    })
