@@ -13,12 +13,16 @@ Card = str
 @register
 @dataclass(frozen=True, slots=True, kw_only=True)
 class GameStarted(Payload):
-    """Setup (T3): seats in turn order (seat 0 starts), the seed of later chance, the shuffled deck if known."""
+    """Setup (T3): seats in turn order (seat 0 starts), the seed of later chance, the shuffled deck if known.
+
+    A log written at a real table leaves out the deck (its order is unknown) and may leave out the seed: import
+    then draws one and records it, so continuing the game samples the unseen cards reproducibly.
+    """
 
     TYPE = "motto.started"
     BY_CHANCE = True
     players: tuple[str, ...]
-    seed: int
+    seed: int | None = None
     deck: tuple[Card, ...] | None = None
 
 

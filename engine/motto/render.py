@@ -20,11 +20,13 @@ SIZES = {3: "L", 2: "M", 1: "S"}
 def card_text(card: int) -> Text:
     """A card as its number and symbol glyphs in its colour; a hidden card as a grey box."""
     if card == HIDDEN:
-        return Text("▒▒▒", style="dim")
+        return Text("▒▒", style="dim")
     symbol, number, colour = CARD_VALUES[card]
     glyph = GLYPHS[SYMBOLS[symbol]]
     count = int(NUMBERS[number - len(SYMBOLS)])
-    return Text(glyph * count, style=STYLES[COLOURS[colour - len(SYMBOLS) - len(NUMBERS)]])
+    colour_name = COLOURS[colour - len(SYMBOLS) - len(NUMBERS)]
+    # The colour's initial keeps cards apart where the terminal shows no colour.
+    return Text(glyph * count + colour_name[0], style=STYLES[colour_name])
 
 
 def cards_text(cards: tuple[int, ...]) -> Text:

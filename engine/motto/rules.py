@@ -138,7 +138,7 @@ def _started(state: MottoState, event: GameStarted) -> MottoState:
     return replace(
         state,
         players=event.players,
-        seed=event.seed,
+        seed=event.seed or 0,
         hands=((),) * seats,
         shown=((),) * seats,
         tokens=((),) * seats,

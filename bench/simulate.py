@@ -1,0 +1,225 @@
+"""Benchmark 1: simulate and record three-player Motto games (greedy, random, random), with and without storage.
+
+Three pipelines play the very same games (same seeds), so their difference is the cost of what they add:
+
+  (a) play          the engine only: `start` + `play_out`, exactly as `replay.simulate.simulate_one` drives them
+  (b) play + rows   `replay.simulate.simulated`: (a) plus the stored rows (event JSON, snapshots, results)
+  (c) + DuckDB      `replay.simulate.simulate` into a fresh DuckDB file: (b) plus `Store.add_games` in batches
+
+The games are run in chunks of `replay.simulate.BATCH` games, each chunk through (a), (b) and (c) in rotating order,
+so that drift in machine load spreads evenly over the three. Time spent in `Store.add_games` is also measured
+directly (a wrapper around it), and the row building of (b) is split into its parts on the games of (a).
+
+    /work/venv/bin/python bench/simulate.py                # 10,000 games, a few minutes
+    /work/venv/bin/python bench/simulate.py --quick        # 300 games
+    /work/venv/bin/python bench/simulate.py --profile      # also cProfile `simulate` on --profile-games games
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+_BENCH = Path(__file__).resolve().parent
+if sys.path and Path(sys.path[0] or ".").resolve() == _BENCH:
+    sys.path[0] = str(_BENCH.parent)  # the project root: bench/replay.py must not shadow the replay package
+
+import time  # noqa: E402
+from random import Random  # noqa: E402
+from typing import Any  # noqa: E402
+
+from bench._common import BOTS, GAME, Report, Timer, output_path, parser, profile, progress, temp_dir  # noqa: E402
+from engine.play import chance_rng, first_player, play_out, seated, start  # noqa: E402
+from engine.protocol import Game  # noqa: E402
+from engine.registry import get_bot, get_game  # noqa: E402
+from replay.projections import result_rows  # noqa: E402
+from replay.recorder import event_rows, snapshot_rows, status_of  # noqa: E402
+from replay.simulate import BATCH, lineup, simulate, simulated  # noqa: E402
+from replay.store import Store  # noqa: E402
+
+NAME = "simulate"
+TARGET_OVERHEAD = 25.0  # percent: storage should add under 25% to the simulation
+
+
+def play_only(game: Game, bots: list[str], seed: str) -> tuple[Any, list[Any]]:
+    """`simulate_one` up to the end of play (same rng use, so the same game): the final state and the steps."""
+    rng = Random(seed)
+    first = first_player(len(bots), rng)
+    order = seated(list(enumerate(bots)), first)
+    players = [f"{bot} {k + 1}" for k, bot in order]
+    state, steps = start(game, players, rng)
+    recorded_seed = getattr(steps[0].payload, "seed", 0)
+    agents = {seat: get_bot(game, bot) for seat, (_, bot) in enumerate(order)}
+    bot_rngs = {seat: Random(f"loom/bot/{recorded_seed}/{seat}") for seat in agents}
+    state, more = play_out(game, state, agents, chance_rng(recorded_seed, len(steps)), bot_rngs)
+    steps += more
+    return state, steps
+
+
+def game_seed(game: Game, chunk_seed: int, index: int) -> str:
+    """The seed `replay.simulate.simulated` gives game `index` of a run with seed `chunk_seed`."""
+    return f"loom/simulate/{game.name}/{chunk_seed}/{index}"
+
+
+def main() -> None:
+    p = parser(NAME, __doc__.split("\n\n")[0])
+    p.add_argument("--games", type=int, default=10_000, help="games to simulate (default 10,000; --quick: 300)")
+    p.add_argument("--chunk", type=int, default=BATCH, help=f"games per interleaved chunk (default BATCH={BATCH})")
+    p.add_argument("--profile", action="store_true", help="also cProfile `simulate` (play + rows + DuckDB)")
+    p.add_argument("--profile-games", type=int, default=500, help="games of the profiled run (default 500)")
+    args = p.parse_args()
+    if args.quick:
+        args.games = min(args.games, 300)
+        args.profile_games = min(args.profile_games, 50)
+
+    game = get_game(GAME)
+    bots = lineup(game, len(BOTS), list(BOTS))
+    report = Report(NAME, f"Simulate + record {args.games:,} three-player Motto games ({', '.join(bots)})",
+                    {"games": args.games, "players": len(bots), "bots": bots, "chunk": args.chunk,
+                     "store_batch": BATCH, "seed": args.seed, "quick": args.quick})
+
+    # Warm up each path (imports, caches) on games that are not measured.
+    for i in range(3):
+        play_only(game, bots, f"warm-up/{i}")
+    for _ in simulated(game, 3, bots, seed=-1):
+        pass
+
+    t_play, t_rows, t_store = Timer(), Timer(), Timer()
+    t_event_rows, t_snapshot_rows, t_result_rows = Timer(), Timer(), Timer()
+    t_insert, t_close, t_open = Timer(), Timer(), Timer()
+    events = {"play": 0, "rows": 0, "store": 0}
+    stored_rows = {"events": 0, "snapshots": 0, "results": 0}
+    games_done = 0
+
+    with temp_dir(NAME) as tmp:
+        db = tmp / "simulate.duckdb"
+        with t_open:
+            store = Store.open(db)
+        add_games = store.add_games
+
+        def timed_add_games(batch: Any) -> list[int]:
+            stored_rows["events"] += sum(len(g.events) for g in batch)
+            stored_rows["snapshots"] += sum(len(g.snapshots) for g in batch)
+            stored_rows["results"] += sum(len(g.results) for g in batch)
+            with t_insert:
+                return add_games(batch)
+
+        store.add_games = timed_add_games  # type: ignore[method-assign]
+
+        started = time.perf_counter()
+        modes = ["play", "rows", "store"]
+        for chunk, first in enumerate(range(0, args.games, args.chunk)):
+            n = min(args.chunk, args.games - first)
+            chunk_seed = args.seed * 1_000_000 + chunk
+            k = chunk % len(modes)
+            for mode in modes[k:] + modes[:k]:
+                if mode == "play":
+                    with t_play:
+                        played = [play_only(game, bots, game_seed(game, chunk_seed, i)) for i in range(n)]
+                    events["play"] += sum(len(steps) for _, steps in played)
+                    # The parts of row building, on the same games, outside the timed play.
+                    for state, steps in played:
+                        with t_event_rows:
+                            event_rows(steps, 0)
+                        with t_snapshot_rows:
+                            snapshot_rows(game, game.blank(), steps, 0)
+                        with t_result_rows:
+                            result_rows(game, state)
+                            status_of(game, state)
+                    del played
+                elif mode == "rows":
+                    count = 0
+                    with t_rows:
+                        for new in simulated(game, n, bots, chunk_seed):
+                            count += len(new.events)
+                    events["rows"] += count
+                else:
+                    with t_store:
+                        simulate(store, game, n, bots, chunk_seed)
+            games_done += n
+            progress("games (each through a, b, c)", games_done, args.games, started)
+
+        with t_close:
+            store.close()  # checkpoints the WAL into the file
+        db_bytes = db.stat().st_size
+        wal = db.with_name(db.name + ".wal")
+        wal_bytes = wal.stat().st_size if wal.exists() else 0
+        check = Store.open(db, read_only=True)
+        try:
+            events["store"] = check.con.execute("SELECT count(*) FROM events").fetchall()[0][0]
+            stored_games = check.con.execute("SELECT count(*) FROM games").fetchall()[0][0]
+        finally:
+            check.close()
+
+    if not events["play"] == events["rows"] == events["store"] or stored_games != args.games:
+        raise SystemExit(f"the three pipelines did not play the same games: {events}, {stored_games} stored")
+    ev = events["play"]
+    g = args.games
+    a, b, c_ = t_play.seconds, t_rows.seconds, t_store.seconds
+    c = c_ + t_close.seconds  # the final checkpoint is part of recording
+
+    report.section("games")
+    report.add("games", g, key="games")
+    report.add("events", ev, key="events")
+    report.add("events per game", ev / g, key="events_per_game")
+
+    report.section("(a) play only (engine)")
+    report.add("time", a, "s", key="play_s")
+    report.add("rate", g / a, "games/s", key="play_games_per_s")
+    report.add("rate", ev / a, "events/s", key="play_events_per_s")
+
+    report.section("(b) play + rows (simulated)")
+    report.add("time", b, "s", key="rows_s")
+    report.add("rate", g / b, "games/s", key="rows_games_per_s")
+    report.add("rate", ev / b, "events/s", key="rows_events_per_s")
+    report.add("row building, (b) - (a)", 1000 * (b - a) / g, "ms/game", key="rows_ms_per_game")
+    report.add("  event_rows (payload JSON)", 1000 * t_event_rows.seconds / g, "ms/game",
+               "measured alone on the games of (a)", key="event_rows_ms_per_game")
+    report.add("  snapshot_rows (re-fold + state JSON)", 1000 * t_snapshot_rows.seconds / g, "ms/game",
+               "measured alone", key="snapshot_rows_ms_per_game")
+    report.add("  result_rows + status_of", 1000 * t_result_rows.seconds / g, "ms/game", "measured alone",
+               key="result_rows_ms_per_game")
+
+    report.section("(c) play + rows + DuckDB (simulate)")
+    report.add("time", c, "s", "incl. the final close/checkpoint", key="store_s")
+    report.add("rate", g / c, "games/s", key="store_games_per_s")
+    report.add("rate", ev / c, "events/s", key="store_events_per_s")
+    report.add("Store.add_games", t_insert.seconds, "s", f"{t_insert.count} batches of up to {BATCH} games",
+               key="add_games_s")
+    report.add("  per batch", 1000 * t_insert.seconds / max(t_insert.count, 1), "ms", key="add_games_ms_per_batch")
+    report.add("  insert throughput", ev / t_insert.seconds if t_insert.seconds else 0.0, "events/s",
+               "add_games alone", key="add_games_events_per_s")
+    report.add("close (checkpoint)", t_close.seconds, "s", key="close_s")
+    report.add("open (create schema)", t_open.seconds, "s", "not counted in (c)", key="open_s")
+    report.add("database file", db_bytes, "bytes", f"{db_bytes / ev:.1f} bytes/event; WAL left: {wal_bytes}",
+               key="db_bytes")
+
+    report.section("overheads")
+    rows_pct = 100 * (b - a) / a
+    duck_pct = 100 * (c - b) / b
+    duck_measured_pct = 100 * (t_insert.seconds + t_close.seconds) / b
+    total_pct = 100 * (c - a) / a
+    report.add("rows over play: (b)/(a) - 1", rows_pct, "%", key="rows_overhead_pct")
+    report.add("DuckDB over play+rows: (c)/(b) - 1", duck_pct, "%",
+               f"target < {TARGET_OVERHEAD:g}%: {'met' if duck_pct < TARGET_OVERHEAD else 'MISSED'}",
+               key="duckdb_overhead_pct")
+    report.add("  same, from measured add_games + close", duck_measured_pct, "%", "less noisy than the difference",
+               key="duckdb_overhead_measured_pct")
+    report.add("storage over play only: (c)/(a) - 1", total_pct, "%",
+               f"target < {TARGET_OVERHEAD:g}%: {'met' if total_pct < TARGET_OVERHEAD else 'MISSED'}",
+               key="storage_overhead_pct")
+
+    profiles = None
+    if args.profile:
+        def run() -> None:
+            with temp_dir(f"{NAME}-profile") as ptmp, Store.open(ptmp / "profile.duckdb") as pstore:
+                simulate(pstore, game, args.profile_games, bots, seed=args.seed + 7)
+
+        print(f"profiling simulate() on {args.profile_games} games ...", file=sys.stderr)
+        profiles = {f"simulate, {args.profile_games} games": profile(run)}
+
+    report.emit(output_path(NAME, args), profiles)
+
+
+if __name__ == "__main__":
+    main()

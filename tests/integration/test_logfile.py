@@ -1,0 +1,114 @@
+"""The JSON Lines log format: export, import, and every way a file can be wrong."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from replay.logfile import LogError, export_lines, import_file, read_games
+from replay.store import Store
+
+EXAMPLE = Path(__file__).parents[2] / "docs" / "examples" / "motto-table-game.jsonl"
+
+
+def _import(store: Store, lines: list[str]) -> list[int]:
+    return import_file(store, io.StringIO("\n".join(lines) + "\n"))
+
+
+def test_export_then_import_gives_the_same_game(store: Store, motto_ids: list[int]) -> None:
+    for game_id in motto_ids:
+        lines = list(export_lines(store, game_id))
+        new_id = _import(store, lines)[0]
+        assert list(export_lines(store, new_id))[1:] == lines[1:]
+        assert store.results(new_id) == store.results(game_id)
+
+
+def test_an_exported_branch_stands_alone(store: Store, motto_ids: list[int]) -> None:
+    from replay.branches import branch
+
+    child = branch(store, motto_ids[0], 9, [], "greedy")
+    lines = list(export_lines(store, child))
+    assert json.loads(lines[0])["parent"] == motto_ids[0]
+    assert json.loads(lines[1])["seq"] == 1
+    new_id = _import(store, lines)[0]
+    assert store.load(new_id)[-1].payload == store.load(child)[-1].payload
+
+
+def test_the_hand_written_table_game_imports(store: Store) -> None:
+    with EXAMPLE.open() as file:
+        [game_id] = import_file(store, file)
+    info = store.game(game_id)
+    assert info.status == "open" and info.turns == 12 and [s.name for s in info.seats] == ["Ann", "Ben"]
+    assert info.seed != 0  # drawn at import and recorded, so a continuation is reproducible
+
+
+def test_a_file_of_several_games_imports_them_all(store: Store, motto_ids: list[int]) -> None:
+    lines = [line for game_id in motto_ids[:3] for line in export_lines(store, game_id)]
+    assert len(_import(store, lines)) == 3
+
+
+def _lines(store: Store, game_id: int) -> list[str]:
+    return list(export_lines(store, game_id))
+
+
+def _expect(store: Store, lines: list[str], message: str) -> None:
+    games_before = len(store.games(limit=1000))
+    with pytest.raises(LogError, match=message):
+        _import(store, lines)
+    assert len(store.games(limit=1000)) == games_before
+
+
+def test_a_line_that_is_not_json_names_its_line(store: Store, motto_ids: list[int]) -> None:
+    lines = _lines(store, motto_ids[0])
+    lines[4] = '{"type": "motto.took", "card": '
+    _expect(store, lines, "line 5: not JSON")
+
+
+def test_an_illegal_event_names_its_line_and_the_rule(store: Store, motto_ids: list[int]) -> None:
+    lines = _lines(store, motto_ids[0])
+    event = json.loads(lines[3])
+    lines[3] = json.dumps({"type": "motto.played", "cards": ["red-1-love", "red-1-love", "red-1-love"]})
+    assert event["turn"] == 1
+    _expect(store, lines, "line 4: red-1-love, red-1-love, red-1-love are not all in the hand of seat 0")
+
+
+def test_an_unknown_event_type_is_refused(store: Store, motto_ids: list[int]) -> None:
+    lines = _lines(store, motto_ids[0])
+    lines[3] = '{"type": "motto.cheated"}'
+    _expect(store, lines, "line 4: unknown event type 'motto.cheated'")
+
+
+def test_a_missing_field_is_refused(store: Store, motto_ids: list[int]) -> None:
+    lines = _lines(store, motto_ids[0])
+    lines[3] = '{"type": "motto.took"}'
+    _expect(store, lines, "line 4: motto.took needs field 'card'")
+
+
+def test_a_wrong_seq_turn_or_actor_is_refused(store: Store, motto_ids: list[int]) -> None:
+    lines = _lines(store, motto_ids[0])
+    event = json.loads(lines[3])
+    lines[3] = json.dumps(event | {"actor": (event["actor"] + 1) % 3})
+    _expect(store, lines, "line 4: actor is")
+
+
+def test_an_event_before_any_header_is_refused(store: Store) -> None:
+    _expect(store, ['{"type": "motto.started", "players": ["a", "b"]}'], "line 1: the file must begin with a header")
+
+
+def test_an_unknown_game_in_the_header_is_refused(store: Store) -> None:
+    _expect(store, ['{"format": "loom-log", "version": 1, "game": "chess"}'], "line 1: unknown game 'chess'")
+
+
+def test_one_bad_game_stops_the_whole_file(store: Store, motto_ids: list[int]) -> None:
+    good = _lines(store, motto_ids[0])
+    bad = _lines(store, motto_ids[1])
+    bad[-1] = bad[-1].replace('"motto.', '"moirai.')
+    _expect(store, good + bad, f"line {len(good) + len(bad)}")
+
+
+def test_an_empty_file_is_refused() -> None:
+    with pytest.raises(LogError, match="holds no game"):
+        read_games([])

@@ -1,0 +1,119 @@
+"""The event store, on an in-memory and on a file database."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from engine.registry import get_game
+from events.base import IllegalAction
+from replay.branches import branch, continue_game
+from replay.simulate import simulate_one
+from replay.store import ConcurrencyError, NewGame, Seat, Store, StoreError, UnknownGameId
+
+
+def _event_count(store: Store, game_id: int) -> int:
+    return store.con.execute("SELECT count(*) FROM events WHERE game_id = ?", [game_id]).fetchall()[0][0]
+
+
+def test_games_get_increasing_ids_and_events_number_from_one_without_gaps(store: Store, motto_ids: list[int]) -> None:
+    assert motto_ids == list(range(1, 7))
+    for game_id in motto_ids:
+        events = store.load(game_id)
+        assert [e.seq for e in events] == list(range(1, len(events) + 1))
+        assert events[0].type == "motto.started" and events[0].turn == 0 and events[0].actor is None
+        assert store.game(game_id).last_seq == len(events)
+
+
+def test_load_after_and_upto_select_a_slice(store: Store, motto_ids: list[int]) -> None:
+    events = store.load(motto_ids[0], after=5, upto=9)
+    assert [e.seq for e in events] == [6, 7, 8, 9]
+
+
+def test_unknown_id_is_refused(store: Store) -> None:
+    with pytest.raises(UnknownGameId, match="no game with id 42"):
+        store.game(42)
+
+
+def test_append_continues_an_open_game(store: Store) -> None:
+    game = get_game("motto")
+    ids = store.add_games([simulate_one(game, ["random", "random"], "open-test")])
+    open_id = branch(store, ids[0], 5, [], None)
+    before = store.game(open_id).last_seq
+    last = continue_game(store, open_id, [{"type": "draw"}], None)
+    assert last > before
+    assert store.game(open_id).last_seq == last and store.game(open_id).status == "open"
+
+
+def test_conflicting_append_fails_and_writes_nothing(store: Store, motto_ids: list[int]) -> None:
+    open_id = branch(store, motto_ids[0], 4, [], None)
+    fork = store.game(open_id).last_seq
+    event = (4, 0, "motto.drew", 1, '{"card":"red-1-love"}')
+    with pytest.raises(ConcurrencyError, match=f"is at event {fork}, not {fork - 1}"):
+        store.append(open_id, [event], expected_seq=fork - 1, turns=4, status="open")
+    assert store.game(open_id).last_seq == fork
+    assert _event_count(store, open_id) == 0
+
+
+def test_append_to_an_unknown_game_is_refused(store: Store) -> None:
+    with pytest.raises(UnknownGameId):
+        store.append(99, [(1, None, "motto.passed", 1, "{}")], expected_seq=0, turns=1, status="open")
+
+
+def test_a_failing_batch_writes_nothing(store: Store, motto_ids: list[int]) -> None:
+    good = simulate_one(get_game("motto"), ["random", "random"], "batch")
+    bad = NewGame(game="motto", seats=[Seat("a"), Seat("b")], source="simulated", seed=0, rules_version=1,
+                  events=[(1, 0, None, "motto.passed", 1, "{}"), (1, 0, None, "motto.passed", 1, "{}")])
+    with pytest.raises(StoreError):
+        store.add_games([good, bad])
+    assert [g.id for g in store.games(limit=100)] == sorted(motto_ids, reverse=True)
+
+
+def test_an_illegal_branch_action_writes_nothing(store: Store, motto_ids: list[int]) -> None:
+    with pytest.raises(IllegalAction, match="action 1"):
+        branch(store, motto_ids[0], 3, [{"type": "play", "cards": ["red-1-love", "red-1-love", "red-1-love"]}], None)
+    assert len(store.games(limit=100)) == len(motto_ids)
+
+
+def test_file_database_keeps_games_after_reopening(tmp_path: Path) -> None:
+    path = tmp_path / "kept.duckdb"
+    with Store.open(path) as store:
+        ids = store.add_games([simulate_one(get_game("motto"), ["greedy", "random"], "kept")])
+    with Store.open(path, read_only=True) as store:
+        assert store.game(ids[0]).status == "finished"
+        assert len(store.load(ids[0])) == store.game(ids[0]).last_seq
+
+
+def test_opening_a_missing_database_read_only_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="no Loom database"):
+        Store.open(tmp_path / "nothing.duckdb", read_only=True)
+
+
+def test_a_file_that_is_not_a_database_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "notes.duckdb"
+    path.write_text("shopping list\n" * 100)
+    with pytest.raises(StoreError, match="not a DuckDB database"):
+        Store.open(path)
+
+
+def test_a_database_locked_by_another_process_is_refused_with_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "locked.duckdb"
+    Store.open(path).close()
+    holder = subprocess.Popen(
+        [sys.executable, "-c", f"import duckdb, time; c = duckdb.connect({str(path)!r}); print('ready', flush=True); "
+         "time.sleep(30)"],
+        stdout=subprocess.PIPE, text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
+        started = time.monotonic()
+        with pytest.raises(StoreError, match=r"locked by another process \(pid \d+\)"):
+            Store.open(path)
+        assert time.monotonic() - started < 10
+    finally:
+        holder.kill()
+        holder.wait()
