@@ -21,8 +21,9 @@ err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 Db = Annotated[
     Path | None,
-    typer.Option("--db", envvar="LOGS_DB", help="The DuckDB file (default: $LOGS_DB, else ./loom.duckdb).",
-                 show_default=False),
+    typer.Option(
+        "--db", envvar="LOGS_DB", help="The DuckDB file (default: $LOGS_DB, else ./loom.duckdb).", show_default=False
+    ),
 ]
 AsJson = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
 

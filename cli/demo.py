@@ -30,13 +30,19 @@ def demo_command(
     with open_store(db) as store:
         out.print(Rule(f"1. Simulate {games} {rules.title} games: greedy against random"))
         ids = simulate(store, rules, games, bots, seed)
-        wins = sum(1 for game_id in ids for r in store.results(game_id) if r.winner and
-                   store.game(game_id).seats[r.seat].bot == "greedy")
+        wins = sum(
+            1
+            for game_id in ids
+            for r in store.results(game_id)
+            if r.winner and store.game(game_id).seats[r.seat].bot == "greedy"
+        )
         out.print(f"recorded games {ids[0]} to {ids[-1]} in {store.path}; greedy won {wins} of {len(ids)}")
 
         game_id = ids[0]
         middle = max(1, store.game(game_id).turns // 2)
-        out.print(Rule(f"2. Replay game {game_id} at the start of turn {middle} (logs replay {game_id} --turn {middle})"))
+        out.print(
+            Rule(f"2. Replay game {game_id} at the start of turn {middle} (logs replay {game_id} --turn {middle})")
+        )
         out.print(rules.render(position(store, game_id, turn=middle).state, None))
 
         out.print(Rule(f"3. Branch it there: what if every seat played greedy, or random, from turn {middle}?"))
@@ -46,5 +52,7 @@ def demo_command(
 
     out.print(Rule(f"4. The tree of game {game_id} (logs tree {game_id})"))
     tree_command(game_id, db=db, as_json=False)
-    out.print(f"\nNext: [bold]logs show {game_id}[/], [bold]logs replay {game_id} --turn 5 --as 0[/], "
-              f"[bold]logs export {game_id}[/]")
+    out.print(
+        f"\nNext: [bold]logs show {game_id}[/], [bold]logs replay {game_id} --turn 5 --as 0[/], "
+        f"[bold]logs export {game_id}[/]"
+    )

@@ -16,8 +16,6 @@ from replay.simulate import lineup, simulate
 from replay.store import GameInfo, Store
 
 
-
-
 @app.command("simulate")
 @fails_cleanly
 def simulate_command(
@@ -32,10 +30,18 @@ def simulate_command(
     """Play games between bots and record them."""
     rules = get_game(game)
     bots = lineup(rules, players, bot or [])
-    with open_store(db) as store, Progress(
-        TextColumn("[bold]simulating"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-        console=out, disable=as_json, transient=True,
-    ) as progress:
+    with (
+        open_store(db) as store,
+        Progress(
+            TextColumn("[bold]simulating"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+            console=out,
+            disable=as_json,
+            transient=True,
+        ) as progress,
+    ):
         task = progress.add_task(game, total=games)
         ids = simulate(store, rules, games, bots, seed, lambda done: progress.advance(task, done))
     if as_json:
@@ -47,8 +53,15 @@ def simulate_command(
 def _summary(store: Store, infos: list[GameInfo]) -> list[dict[str, object]]:
     winners = store.winners([info.id for info in infos])
     return [
-        {"id": info.id, "game": info.game, "players": info.players, "turns": info.turns, "status": info.status,
-         "winners": winners.get(info.id, []), "parent": info.parent_id}
+        {
+            "id": info.id,
+            "game": info.game,
+            "players": info.players,
+            "turns": info.turns,
+            "status": info.status,
+            "winners": winners.get(info.id, []),
+            "parent": info.parent_id,
+        }
         for info in infos
     ]
 
@@ -71,40 +84,59 @@ def list_command(
         return
     table = Table("id", "game", "players", "turns", "status", "winners", "parent")
     for row in rows:
-        table.add_row(*(str(row[k]) if row[k] is not None else "" for k in
-                        ("id", "game", "players", "turns", "status", "winners", "parent")))
+        table.add_row(
+            *(
+                str(row[k]) if row[k] is not None else ""
+                for k in ("id", "game", "players", "turns", "status", "winners", "parent")
+            )
+        )
     out.print(table)
 
 
 @app.command("show")
 @fails_cleanly
-def show_command(game_id: Annotated[int, typer.Argument(help="The game's id.")], db: Db = None,
-                 as_json: AsJson = False) -> None:
+def show_command(
+    game_id: Annotated[int, typer.Argument(help="The game's id.")], db: Db = None, as_json: AsJson = False
+) -> None:
     """One game: players, scores, winners, turns, events, parent and fork."""
     with open_store(db, read_only=True) as store:
         info = store.game(game_id)
         results = store.results(game_id)
     scores = {r.seat: r.score for r in results}
     data = {
-        "id": info.id, "game": info.game, "players": [s.name for s in info.seats],
-        "bots": [s.bot for s in info.seats], "status": info.status, "source": info.source, "turns": info.turns,
-        "events": info.last_seq, "winners": [r.seat for r in results if r.winner], "scores": scores,
+        "id": info.id,
+        "game": info.game,
+        "players": [s.name for s in info.seats],
+        "bots": [s.bot for s in info.seats],
+        "status": info.status,
+        "source": info.source,
+        "turns": info.turns,
+        "events": info.last_seq,
+        "winners": [r.seat for r in results if r.winner],
+        "scores": scores,
         "breakdown": {r.seat: json.loads(r.breakdown) for r in results},
-        "parent": info.parent_id, "fork_seq": info.fork_seq, "seed": info.seed,
+        "parent": info.parent_id,
+        "fork_seq": info.fork_seq,
+        "seed": info.seed,
         "created_at": info.created_at.isoformat(),
     }
     if as_json:
         print_json(data)
         return
     fork = f", branched from game {info.parent_id} after event {info.fork_seq}" if info.parent_id else ""
-    out.print(f"[bold]Game {info.id}[/] — {get_game(info.game).title}, {info.status}, {info.turns} turns, "
-              f"{info.last_seq} events, {info.source}{fork}")
+    out.print(
+        f"[bold]Game {info.id}[/] — {get_game(info.game).title}, {info.status}, {info.turns} turns, "
+        f"{info.last_seq} events, {info.source}{fork}"
+    )
     table = Table("seat", "player", "bot", "score", "rank", "breakdown")
     for seat, s in enumerate(info.seats):
         result = next((r for r in results if r.seat == seat), None)
         table.add_row(
-            f"{'★ ' if result and result.winner else ''}{seat}", s.name, s.bot or "—",
-            str(result.score) if result else "", str(result.rank) if result else "",
+            f"{'★ ' if result and result.winner else ''}{seat}",
+            s.name,
+            s.bot or "—",
+            str(result.score) if result else "",
+            str(result.rank) if result else "",
             ", ".join(f"{k} {v}" for k, v in json.loads(result.breakdown).items()) if result else "",
         )
     out.print(table)

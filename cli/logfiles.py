@@ -15,8 +15,6 @@ from replay.logfile import export_lines, import_file
 from replay.projections import rebuild_results
 
 
-
-
 @app.command("export")
 @fails_cleanly
 def export_command(

@@ -15,8 +15,6 @@ from events.base import LoomError
 from replay.branches import Node, branch, continue_game, tree
 from replay.replay import position
 
-
-
 Turn = Annotated[int | None, typer.Option("--turn", "-t", help="The start of this turn (turn 1 is the first).")]
 Actions = Annotated[
     list[str] | None,
@@ -54,8 +52,16 @@ def replay_command(
             raise LoomError(f"seat {seat} is out of range: game {game_id} has seats 0 to {at.info.players - 1}")
         state = at.game.view(state, seat)
     if as_json:
-        print_json({"id": at.info.id, "game": at.info.game, "turn": at.turn, "seq": at.seq,
-                    "as": seat, "state": at.game.describe(state)})
+        print_json(
+            {
+                "id": at.info.id,
+                "game": at.info.game,
+                "turn": at.turn,
+                "seq": at.seq,
+                "as": seat,
+                "state": at.game.describe(state),
+            }
+        )
         return
     where = f"start of turn {turn}" if turn is not None else f"after event {at.seq}"
     out.print(f"[bold]Game {game_id}[/], {where} (event {at.seq} of {at.info.last_seq})")
@@ -110,15 +116,22 @@ def _label(node: Node) -> str:
 
 
 def _as_json(node: Node) -> dict[str, Any]:
-    return {"id": node.info.id, "fork_turn": node.fork_turn, "fork_seq": node.info.fork_seq,
-            "status": node.info.status, "turns": node.info.turns, "winners": node.winners,
-            "branches": [_as_json(child) for child in node.children]}
+    return {
+        "id": node.info.id,
+        "fork_turn": node.fork_turn,
+        "fork_seq": node.info.fork_seq,
+        "status": node.info.status,
+        "turns": node.info.turns,
+        "winners": node.winners,
+        "branches": [_as_json(child) for child in node.children],
+    }
 
 
 @app.command("tree")
 @fails_cleanly
-def tree_command(game_id: Annotated[int, typer.Argument(help="The game's id.")], db: Db = None,
-                 as_json: AsJson = False) -> None:
+def tree_command(
+    game_id: Annotated[int, typer.Argument(help="The game's id.")], db: Db = None, as_json: AsJson = False
+) -> None:
     """The game, its branches and theirs, with fork turns and outcomes."""
     with open_store(db, read_only=True) as store:
         root = tree(store, game_id)

@@ -100,4 +100,3 @@ class Game(Protocol):
     def action_json(self, action: Any) -> dict[str, Any]:
         """The JSON form of an action."""
         ...
-

@@ -40,7 +40,13 @@ def export_lines(store: Store, game_id: int) -> Iterator[str]:
         header |= {"parent": info.parent_id, "fork_seq": info.fork_seq}
     yield json.dumps(header)
     for event in store.load(game_id):
-        line = {"seq": event.seq, "turn": event.turn, "actor": event.actor, "type": event.type, "v": event.schema_version}
+        line = {
+            "seq": event.seq,
+            "turn": event.turn,
+            "actor": event.actor,
+            "type": event.type,
+            "v": event.schema_version,
+        }
         yield json.dumps(line | event.payload.to_json(), ensure_ascii=False)
 
 

@@ -24,18 +24,13 @@ def event_rows(steps: Sequence[Step], after_seq: int) -> list[EventRow]:
 def snapshot_rows(game: Game, state: Any, steps: Sequence[Step], after_seq: int) -> list[tuple[int, str]]:
     """Snapshots at the snapshot points among the steps, folding them on from `state` (the state at after_seq)."""
     points = snapshot_points(after_seq, after_seq + len(steps))
+    out: list[tuple[int, str]] = []
     if not points:
-        return []
-    out = []
-    wanted = iter(points)
-    target = next(wanted)
-    for seq, step in enumerate(steps, start=after_seq + 1):
+        return out
+    for seq, step in enumerate(steps[: points[-1] - after_seq], start=after_seq + 1):
         state = game.apply(state, step.payload)
-        if seq == target:
+        if seq in points:
             out.append((seq, encode_state(state)))
-            target = next(wanted, None)
-            if target is None:
-                break
     return out
 
 

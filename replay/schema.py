@@ -96,5 +96,5 @@ def create_schema(con: duckdb.DuckDBPyConnection) -> None:
 
     dialect = Dialect()
     for model in TABLES:
-        con.execute(str(CreateTable(model.__table__).compile(dialect=dialect)))  # type: ignore[attr-defined]
+        con.execute(str(CreateTable(model.__table__).compile(dialect=dialect)))  # type: ignore[union-attr]
     con.execute("INSERT INTO meta VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)])

@@ -64,7 +64,11 @@ def simulated(game: Game, games: int, bots: Sequence[str], seed: int) -> Iterato
 
 
 def simulate(
-    store: Store, game: Game, games: int, bots: Sequence[str], seed: int,
+    store: Store,
+    game: Game,
+    games: int,
+    bots: Sequence[str],
+    seed: int,
     progress: Callable[[int], None] = lambda done: None,
 ) -> list[int]:
     """Play and record `games` games in batches; the new ids."""

@@ -9,7 +9,7 @@ import os
 import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -195,7 +195,7 @@ class Store:
         if row is None:
             raise UnknownGameId(f"no game with id {game_id} in {self.path}")
         seats = tuple(Seat(name, bot) for _, name, bot in self._all(queries.SEATS, [game_id]))
-        return GameInfo(*row, seats=seats)
+        return replace(GameInfo(*row), seats=seats)
 
     def games(self, game: str | None = None, limit: int = 20) -> list[GameInfo]:
         """The newest games first, optionally of one game kind (seats not loaded)."""
@@ -272,8 +272,14 @@ class Store:
         return ids
 
     def append(
-        self, game_id: int, events: Sequence[tuple[int, int | None, str, int, str]], *, expected_seq: int,
-        turns: int, status: str, snapshots: Sequence[tuple[int, str]] = (),
+        self,
+        game_id: int,
+        events: Sequence[tuple[int, int | None, str, int, str]],
+        *,
+        expected_seq: int,
+        turns: int,
+        status: str,
+        snapshots: Sequence[tuple[int, str]] = (),
         results: Sequence[tuple[int, int, int, bool, str]] = (),
     ) -> int:
         """Append (turn, actor, type, version, payload) events after `expected_seq`; the new last seq.
@@ -294,11 +300,17 @@ class Store:
                 self.con.execute(queries.UPDATE_PROGRESS, [last, turns, status, game_id, expected_seq])
                 self._insert("new_events", queries.INSERT_EVENTS, _event_table(rows))
                 if snapshots:
-                    self._insert("new_snapshots", queries.INSERT_SNAPSHOTS, _snapshot_table(
-                        [(game_id, seq, state) for seq, state in snapshots], self._rules_version(game_id)))
+                    self._insert(
+                        "new_snapshots",
+                        queries.INSERT_SNAPSHOTS,
+                        _snapshot_table(
+                            [(game_id, seq, state) for seq, state in snapshots], self._rules_version(game_id)
+                        ),
+                    )
                 if results:
-                    self._insert("new_results", queries.INSERT_RESULTS, _result_table(
-                        [(game_id, *row) for row in results]))
+                    self._insert(
+                        "new_results", queries.INSERT_RESULTS, _result_table([(game_id, *row) for row in results])
+                    )
         except duckdb.ConstraintException:
             raise ConcurrencyError(f"game {game_id} was appended to by another writer; nothing was written") from None
         except duckdb.Error as error:
@@ -326,36 +338,47 @@ class Store:
     def _insert_games(self, ids: list[int], new: Sequence[NewGame]) -> None:
         now = datetime.now(UTC)
         last_seqs = [g.events[-1][0] if g.events else (g.fork_seq or 0) for g in new]
-        games = pa.table({
-            "id": pa.array(ids, pa.int32()),
-            "game": [g.game for g in new],
-            "players": pa.array([len(g.seats) for g in new], pa.int32()),
-            "status": [g.status for g in new],
-            "source": [g.source for g in new],
-            "parent_id": pa.array([g.parent_id for g in new], pa.int32()),
-            "fork_seq": pa.array([g.fork_seq for g in new], pa.int32()),
-            "last_seq": pa.array(last_seqs, pa.int32()),
-            "turns": pa.array([g.turns for g in new], pa.int32()),
-            "seed": pa.array([g.seed for g in new], pa.int64()),
-            "rules_version": pa.array([g.rules_version for g in new], pa.int32()),
-            "created_at": pa.array([now] * len(new), pa.timestamp("us", tz="UTC")),
-        })
+        games = pa.table(
+            {
+                "id": pa.array(ids, pa.int32()),
+                "game": [g.game for g in new],
+                "players": pa.array([len(g.seats) for g in new], pa.int32()),
+                "status": [g.status for g in new],
+                "source": [g.source for g in new],
+                "parent_id": pa.array([g.parent_id for g in new], pa.int32()),
+                "fork_seq": pa.array([g.fork_seq for g in new], pa.int32()),
+                "last_seq": pa.array(last_seqs, pa.int32()),
+                "turns": pa.array([g.turns for g in new], pa.int32()),
+                "seed": pa.array([g.seed for g in new], pa.int64()),
+                "rules_version": pa.array([g.rules_version for g in new], pa.int32()),
+                "created_at": pa.array([now] * len(new), pa.timestamp("us", tz="UTC")),
+            }
+        )
         seats = [(i, s, seat.name, seat.bot) for i, g in zip(ids, new) for s, seat in enumerate(g.seats)]
         events = [(i, *e) for i, g in zip(ids, new) for e in g.events]
         versions = {g.rules_version for g in new}
         self._insert("new_games", queries.INSERT_GAMES, games)
-        self._insert("new_seats", queries.INSERT_SEATS, pa.table({
-            "game_id": pa.array([r[0] for r in seats], pa.int32()),
-            "seat": pa.array([r[1] for r in seats], pa.int32()),
-            "name": [r[2] for r in seats],
-            "bot": pa.array([r[3] for r in seats], pa.string()),
-        }))
+        self._insert(
+            "new_seats",
+            queries.INSERT_SEATS,
+            pa.table(
+                {
+                    "game_id": pa.array([r[0] for r in seats], pa.int32()),
+                    "seat": pa.array([r[1] for r in seats], pa.int32()),
+                    "name": [r[2] for r in seats],
+                    "bot": pa.array([r[3] for r in seats], pa.string()),
+                }
+            ),
+        )
         self._insert("new_events", queries.INSERT_EVENTS, _event_table(events))
         for version in versions:
-            snaps = [(i, seq, state) for i, g in zip(ids, new) if g.rules_version == version for seq, state in g.snapshots]
+            snaps = [
+                (i, seq, state) for i, g in zip(ids, new) if g.rules_version == version for seq, state in g.snapshots
+            ]
             self._insert("new_snapshots", queries.INSERT_SNAPSHOTS, _snapshot_table(snaps, version))
-        self._insert("new_results", queries.INSERT_RESULTS, _result_table(
-            [(i, *r) for i, g in zip(ids, new) for r in g.results]))
+        self._insert(
+            "new_results", queries.INSERT_RESULTS, _result_table([(i, *r) for i, g in zip(ids, new) for r in g.results])
+        )
 
 
 def _first(rows: list[Any]) -> Any:
@@ -369,34 +392,40 @@ def _columns(rows: Sequence[tuple[Any, ...]], width: int) -> list[list[Any]]:
 
 def _event_table(rows: Sequence[tuple[Any, ...]]) -> pa.Table:
     game_id, seq, turn, actor, type_name, version, payload = _columns(rows, 7)
-    return pa.table({
-        "game_id": pa.array(game_id, pa.int32()),
-        "seq": pa.array(seq, pa.int32()),
-        "turn": pa.array(turn, pa.int32()),
-        "actor": pa.array(actor, pa.int32()),
-        "type": pa.array(type_name, pa.string()),
-        "version": pa.array(version, pa.int32()),
-        "payload": pa.array(payload, pa.string()),
-    })
+    return pa.table(
+        {
+            "game_id": pa.array(game_id, pa.int32()),
+            "seq": pa.array(seq, pa.int32()),
+            "turn": pa.array(turn, pa.int32()),
+            "actor": pa.array(actor, pa.int32()),
+            "type": pa.array(type_name, pa.string()),
+            "version": pa.array(version, pa.int32()),
+            "payload": pa.array(payload, pa.string()),
+        }
+    )
 
 
 def _snapshot_table(rows: Sequence[tuple[int, int, str]], rules_version: int) -> pa.Table:
     game_id, seq, state = _columns(rows, 3)
-    return pa.table({
-        "game_id": pa.array(game_id, pa.int32()),
-        "seq": pa.array(seq, pa.int32()),
-        "rules_version": pa.array([rules_version] * len(game_id), pa.int32()),
-        "state": pa.array(state, pa.string()),
-    })
+    return pa.table(
+        {
+            "game_id": pa.array(game_id, pa.int32()),
+            "seq": pa.array(seq, pa.int32()),
+            "rules_version": pa.array([rules_version] * len(game_id), pa.int32()),
+            "state": pa.array(state, pa.string()),
+        }
+    )
 
 
 def _result_table(rows: Sequence[tuple[int, int, int, int, bool, str]]) -> pa.Table:
     game_id, seat, score, rank, winner, breakdown = _columns(rows, 6)
-    return pa.table({
-        "game_id": pa.array(game_id, pa.int32()),
-        "seat": pa.array(seat, pa.int32()),
-        "score": pa.array(score, pa.int32()),
-        "rank": pa.array(rank, pa.int32()),
-        "winner": pa.array(winner, pa.bool_()),
-        "breakdown": pa.array(breakdown, pa.string()),
-    })
+    return pa.table(
+        {
+            "game_id": pa.array(game_id, pa.int32()),
+            "seat": pa.array(seat, pa.int32()),
+            "score": pa.array(score, pa.int32()),
+            "rank": pa.array(rank, pa.int32()),
+            "winner": pa.array(winner, pa.bool_()),
+            "breakdown": pa.array(breakdown, pa.string()),
+        }
+    )

@@ -51,9 +51,7 @@ def _tokens(won: tuple[tuple[int, int], ...]) -> str:
 def render(state: MottoState, seat: int | None) -> RenderableType:
     """The pool, deck, discard pile, token stacks and every seat's hand and tokens."""
     mover = to_move(state)
-    status = (
-        "game over" if mover is None else "chance to act" if mover == CHANCE_TO_MOVE else f"seat {mover} to move"
-    )
+    status = "game over" if mover is None else "chance to act" if mover == CHANCE_TO_MOVE else f"seat {mover} to move"
     viewer = "all cards shown" if seat is None else f"as seen by seat {seat}"
     header = Text.assemble(("Motto", "bold"), f" — after turn {state.turn}, {status} ({viewer})")
     table = Table(show_lines=False)

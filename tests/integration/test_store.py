@@ -66,8 +66,14 @@ def test_append_to_an_unknown_game_is_refused(store: Store) -> None:
 
 def test_a_failing_batch_writes_nothing(store: Store, motto_ids: list[int]) -> None:
     good = simulate_one(get_game("motto"), ["random", "random"], "batch")
-    bad = NewGame(game="motto", seats=[Seat("a"), Seat("b")], source="simulated", seed=0, rules_version=1,
-                  events=[(1, 0, None, "motto.passed", 1, "{}"), (1, 0, None, "motto.passed", 1, "{}")])
+    bad = NewGame(
+        game="motto",
+        seats=[Seat("a"), Seat("b")],
+        source="simulated",
+        seed=0,
+        rules_version=1,
+        events=[(1, 0, None, "motto.passed", 1, "{}"), (1, 0, None, "motto.passed", 1, "{}")],
+    )
     with pytest.raises(StoreError):
         store.add_games([good, bad])
     assert [g.id for g in store.games(limit=100)] == sorted(motto_ids, reverse=True)
@@ -104,9 +110,13 @@ def test_a_database_locked_by_another_process_is_refused_with_a_clear_error(tmp_
     path = tmp_path / "locked.duckdb"
     Store.open(path).close()
     holder = subprocess.Popen(
-        [sys.executable, "-c", f"import duckdb, time; c = duckdb.connect({str(path)!r}); print('ready', flush=True); "
-         "time.sleep(30)"],
-        stdout=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-c",
+            f"import duckdb, time; c = duckdb.connect({str(path)!r}); print('ready', flush=True); time.sleep(30)",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"

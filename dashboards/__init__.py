@@ -1,0 +1,1 @@
+"""Plotly dashboards over recorded games (issue: analytic dashboards)."""
