@@ -26,6 +26,7 @@ if sys.path and Path(sys.path[0] or ".").resolve() == _BENCH:
 
 import time  # noqa: E402
 from random import Random  # noqa: E402
+from statistics import median  # noqa: E402
 from typing import Any  # noqa: E402
 
 from bench._common import BOTS, GAME, Report, Timer, output_path, parser, profile, progress, temp_dir  # noqa: E402
@@ -63,14 +64,15 @@ def game_seed(game: Game, chunk_seed: int, index: int) -> str:
 
 def main() -> None:
     p = parser(NAME, __doc__.split("\n\n")[0])
-    p.add_argument("--games", type=int, default=10_000, help="games to simulate (default 10,000; --quick: 300)")
+    p.add_argument("--games", type=int, default=None, help="games to simulate (default 10,000; --quick: 300)")
     p.add_argument("--chunk", type=int, default=BATCH, help=f"games per interleaved chunk (default BATCH={BATCH})")
     p.add_argument("--profile", action="store_true", help="also cProfile `simulate` (play + rows + DuckDB)")
-    p.add_argument("--profile-games", type=int, default=500, help="games of the profiled run (default 500)")
+    p.add_argument("--profile-games", type=int, default=None, help="games of the profiled run (default 500; --quick: 50)")
     args = p.parse_args()
-    if args.quick:
-        args.games = min(args.games, 300)
-        args.profile_games = min(args.profile_games, 50)
+    if args.games is None:
+        args.games = 300 if args.quick else 10_000
+    if args.profile_games is None:
+        args.profile_games = 50 if args.quick else 500
 
     game = get_game(GAME)
     bots = lineup(game, len(BOTS), list(BOTS))
@@ -90,6 +92,7 @@ def main() -> None:
     events = {"play": 0, "rows": 0, "store": 0}
     stored_rows = {"events": 0, "snapshots": 0, "results": 0}
     games_done = 0
+    chunks: list[tuple[int, float, float, float]] = []  # (games, a, b, c seconds) of each chunk
 
     with temp_dir(NAME) as tmp:
         db = tmp / "simulate.duckdb"
@@ -112,13 +115,14 @@ def main() -> None:
             n = min(args.chunk, args.games - first)
             chunk_seed = args.seed * 1_000_000 + chunk
             k = chunk % len(modes)
+            before = (t_play.seconds, t_rows.seconds, t_store.seconds)
             for mode in modes[k:] + modes[:k]:
                 if mode == "play":
-                    with t_play:
-                        played = [play_only(game, bots, game_seed(game, chunk_seed, i)) for i in range(n)]
-                    events["play"] += sum(len(steps) for _, steps in played)
-                    # The parts of row building, on the same games, outside the timed play.
-                    for state, steps in played:
+                    for i in range(n):
+                        with t_play:
+                            state, steps = play_only(game, bots, game_seed(game, chunk_seed, i))
+                        events["play"] += len(steps)
+                        # The parts of row building, on the same game, outside the timed play.
                         with t_event_rows:
                             event_rows(steps, 0)
                         with t_snapshot_rows:
@@ -126,7 +130,7 @@ def main() -> None:
                         with t_result_rows:
                             result_rows(game, state)
                             status_of(game, state)
-                    del played
+                        del state, steps  # keep nothing alive, as `simulated` keeps nothing
                 elif mode == "rows":
                     count = 0
                     with t_rows:
@@ -137,6 +141,8 @@ def main() -> None:
                     with t_store:
                         simulate(store, game, n, bots, chunk_seed)
             games_done += n
+            chunks.append((n, *(after - was for after, was in zip((t_play.seconds, t_rows.seconds, t_store.seconds),
+                                                                   before, strict=True))))
             progress("games (each through a, b, c)", games_done, args.games, started)
 
         with t_close:
@@ -208,6 +214,19 @@ def main() -> None:
     report.add("storage over play only: (c)/(a) - 1", total_pct, "%",
                f"target < {TARGET_OVERHEAD:g}%: {'met' if total_pct < TARGET_OVERHEAD else 'MISSED'}",
                key="storage_overhead_pct")
+    parts = t_event_rows.seconds + t_snapshot_rows.seconds + t_result_rows.seconds + t_insert.seconds + t_close.seconds
+    report.add("  same, from measured parts", 100 * parts / a, "%", "(row parts + add_games + close) / (a)",
+               key="storage_overhead_measured_pct")
+
+    # Paired per-chunk ratios: the same games, seconds apart, so a burst of load elsewhere moves few of them.
+    full = [(a_, b_, c__) for n, a_, b_, c__ in chunks if n == args.chunk] or [x[1:] for x in chunks]
+    report.add("median per-chunk (b)/(a) - 1", 100 * (median(b_ / a_ for a_, b_, _ in full) - 1), "%",
+               f"{len(full)} chunks of {args.chunk} games", key="rows_overhead_pct_median_chunk")
+    report.add("median per-chunk (c)/(b) - 1", 100 * (median(c__ / b_ for _, b_, c__ in full) - 1), "%",
+               "excl. the final close", key="duckdb_overhead_pct_median_chunk")
+    report.add("median per-chunk (c)/(a) - 1", 100 * (median(c__ / a_ for a_, _, c__ in full) - 1), "%",
+               "excl. the final close", key="storage_overhead_pct_median_chunk")
+    report.extra["chunks"] = [{"games": n, "play_s": a_, "rows_s": b_, "store_s": c__} for n, a_, b_, c__ in chunks]
 
     profiles = None
     if args.profile:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import MISSING, fields
 from typing import Any
+
+import orjson
 
 from events.base import ENVELOPE_KEYS, MalformedEvent, Payload
 
@@ -56,8 +57,9 @@ def known_types() -> list[str]:
 
 
 def _frozen(value: Any) -> Any:
-    if isinstance(value, list):
-        return tuple(_frozen(v) for v in value)
+    """JSON arrays become tuples, so a decoded event is as immutable as a new one."""
+    if value.__class__ is list:
+        return tuple([_frozen(v) for v in value])
     return value
 
 
@@ -70,12 +72,11 @@ def decode_payload(type_name: str, data: dict[str, Any], version: int | None = N
     while version < cls.VERSION:
         data = _UPCASTERS[(type_name, version)](data)
         version += 1
-    unknown = data.keys() - _FIELDS[type_name]
-    if unknown:
-        raise MalformedEvent(f"{type_name} has no field {sorted(unknown)[0]!r}")
-    missing = _REQUIRED[type_name] - data.keys()
-    if missing:
-        raise MalformedEvent(f"{type_name} needs field {sorted(missing)[0]!r}")
+    keys = data.keys()
+    if not keys <= _FIELDS[type_name]:
+        raise MalformedEvent(f"{type_name} has no field {sorted(keys - _FIELDS[type_name])[0]!r}")
+    if not _REQUIRED[type_name] <= keys:
+        raise MalformedEvent(f"{type_name} needs field {sorted(_REQUIRED[type_name] - keys)[0]!r}")
     try:
         return cls(**{k: _frozen(v) for k, v in data.items()})
     except TypeError as error:
@@ -84,13 +85,13 @@ def decode_payload(type_name: str, data: dict[str, Any], version: int | None = N
 
 def encode_payload(payload: Payload) -> str:
     """The payload's fields as compact JSON text."""
-    return json.dumps(payload.to_json(), separators=(",", ":"))
+    return orjson.dumps(payload).decode()
 
 
 def decode_payload_text(type_name: str, text: str, version: int) -> Payload:
     """Decode a payload stored as JSON text (the trusted path of the event store)."""
     cls = _CLASSES[type_name]
-    data = json.loads(text)
+    data = orjson.loads(text)
     if version != cls.VERSION:
         return decode_payload(type_name, data, version)
     return cls(**{k: _frozen(v) for k, v in data.items()})

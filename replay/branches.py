@@ -72,7 +72,7 @@ def continue_game(store: Store, game_id: int, actions: Sequence[Any], bot: str |
     status = status_of(game, state)
     return store.append(
         game_id,
-        [row[1:] for row in event_rows(steps, end.seq)],
+        event_rows(steps, end.seq),
         expected_seq=end.seq,
         turns=steps[-1].turn,
         status=status,

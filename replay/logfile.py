@@ -12,13 +12,16 @@ from dataclasses import dataclass, field, replace
 from random import SystemRandom
 from typing import IO, Any
 
+import orjson
+
 from engine.play import Step, record
 from engine.protocol import Game
 from engine.registry import get_game
 from events.base import ENVELOPE_KEYS, LoomError
 from events.registry import decode_payload
 from replay.projections import result_rows
-from replay.recorder import event_rows, snapshot_rows, status_of
+from replay.recorder import event_rows, status_of
+from replay.snapshots import SNAPSHOT_EVERY, encode_state
 from replay.store import NewGame, Seat, Store
 
 FORMAT = "loom-log"
@@ -57,6 +60,7 @@ class _Reading:
     bots: list[str | None] | None
     state: Any = None
     steps: list[Step] = field(default_factory=list)
+    snapshots: list[tuple[int, str]] = field(default_factory=list)
 
 
 def _header(data: dict[str, Any], number: int) -> _Reading:
@@ -91,6 +95,8 @@ def _event(reading: _Reading, data: dict[str, Any], number: int) -> None:
         if key in data and data[key] != want:
             raise LogError(f"line {number}: {key} is {data[key]!r}, but the rules make it {want!r}")
     reading.steps.append(step)
+    if seq % SNAPSHOT_EVERY == 0:
+        reading.snapshots.append((seq, encode_state(reading.state)))
 
 
 def _finish(reading: _Reading) -> NewGame:
@@ -109,7 +115,7 @@ def _finish(reading: _Reading) -> NewGame:
         events=event_rows(steps, 0),
         status=status,
         turns=steps[-1].turn,
-        snapshots=snapshot_rows(game, game.blank(), steps, 0),
+        snapshots=reading.snapshots,
         results=result_rows(game, state) if status == "finished" else [],
     )
 
@@ -122,8 +128,8 @@ def read_games(lines: Iterable[str]) -> list[NewGame]:
         if not text.strip():
             continue
         try:
-            data = json.loads(text)
-        except json.JSONDecodeError as error:
+            data = orjson.loads(text)
+        except orjson.JSONDecodeError as error:
             raise LogError(f"line {number}: not JSON ({error.msg} at column {error.colno})") from None
         if not isinstance(data, dict):
             raise LogError(f"line {number}: expected a JSON object")

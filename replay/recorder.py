@@ -9,16 +9,19 @@ from engine.play import Step
 from engine.protocol import Game
 from events.registry import encode_payload
 from replay.snapshots import encode_state, snapshot_points
+from replay.store import EventColumns
 
-EventRow = tuple[int, int, int | None, str, int, str]
 
-
-def event_rows(steps: Sequence[Step], after_seq: int) -> list[EventRow]:
-    """(seq, turn, actor, type, version, payload JSON) for steps numbered from after_seq + 1."""
-    return [
-        (after_seq + i, step.turn, step.actor, step.payload.TYPE, step.payload.VERSION, encode_payload(step.payload))
-        for i, step in enumerate(steps, start=1)
-    ]
+def event_rows(steps: Sequence[Step], after_seq: int) -> EventColumns:
+    """The steps as stored events, numbered from after_seq + 1."""
+    return EventColumns(
+        seq=list(range(after_seq + 1, after_seq + 1 + len(steps))),
+        turn=[step.turn for step in steps],
+        actor=[step.actor for step in steps],
+        type=[step.payload.TYPE for step in steps],
+        version=[step.payload.VERSION for step in steps],
+        payload=[encode_payload(step.payload) for step in steps],
+    )
 
 
 def snapshot_rows(game: Game, state: Any, steps: Sequence[Step], after_seq: int) -> list[tuple[int, str]]:

@@ -82,6 +82,21 @@ class ResultInfo:
 
 
 @dataclass(slots=True)
+class EventColumns:
+    """Events to store, column by column (what Arrow wants): seq, turn, actor, type, schema version, payload JSON."""
+
+    seq: list[int] = field(default_factory=list)
+    turn: list[int] = field(default_factory=list)
+    actor: list[int | None] = field(default_factory=list)
+    type: list[str] = field(default_factory=list)
+    version: list[int] = field(default_factory=list)
+    payload: list[str] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.seq)
+
+
+@dataclass(slots=True)
 class NewGame:
     """A game to store: its row, seats, events (as stored rows) and projections."""
 
@@ -90,7 +105,7 @@ class NewGame:
     source: str
     seed: int
     rules_version: int
-    events: list[tuple[int, int, int | None, str, int, str]] = field(default_factory=list)  # seq,turn,actor,...
+    events: EventColumns = field(default_factory=EventColumns)
     status: str = "open"
     turns: int = 0
     parent_id: int | None = None
@@ -274,7 +289,7 @@ class Store:
     def append(
         self,
         game_id: int,
-        events: Sequence[tuple[int, int | None, str, int, str]],
+        events: EventColumns,
         *,
         expected_seq: int,
         turns: int,
@@ -282,12 +297,13 @@ class Store:
         snapshots: Sequence[tuple[int, str]] = (),
         results: Sequence[tuple[int, int, int, bool, str]] = (),
     ) -> int:
-        """Append (turn, actor, type, version, payload) events after `expected_seq`; the new last seq.
+        """Append events numbered from `expected_seq + 1`; the new last seq.
 
         Fails with ConcurrencyError, writing nothing, if the game's last seq is no longer `expected_seq`.
         """
-        rows = [(game_id, expected_seq + i + 1, *event) for i, event in enumerate(events)]
-        last = expected_seq + len(rows)
+        if events.seq != list(range(expected_seq + 1, expected_seq + 1 + len(events))):
+            raise ValueError("events must be numbered from expected_seq + 1 without gaps")
+        last = expected_seq + len(events)
         try:
             with self.transaction():
                 current = _first(self.con.execute(queries.LAST_SEQ, [game_id]).fetchall())
@@ -298,19 +314,11 @@ class Store:
                         f"game {game_id} is at event {current[0]}, not {expected_seq}; reload it and try again"
                     )
                 self.con.execute(queries.UPDATE_PROGRESS, [last, turns, status, game_id, expected_seq])
-                self._insert("new_events", queries.INSERT_EVENTS, _event_table(rows))
-                if snapshots:
-                    self._insert(
-                        "new_snapshots",
-                        queries.INSERT_SNAPSHOTS,
-                        _snapshot_table(
-                            [(game_id, seq, state) for seq, state in snapshots], self._rules_version(game_id)
-                        ),
-                    )
-                if results:
-                    self._insert(
-                        "new_results", queries.INSERT_RESULTS, _result_table([(game_id, *row) for row in results])
-                    )
+                self._insert("new_events", queries.INSERT_EVENTS, _event_table([game_id] * len(events), events))
+                snapshot_rows = [(game_id, seq, state) for seq, state in snapshots]
+                version = self.game(game_id).rules_version
+                self._insert("new_snapshots", queries.INSERT_SNAPSHOTS, _snapshot_table(snapshot_rows, version))
+                self._insert("new_results", queries.INSERT_RESULTS, _result_table([(game_id, *r) for r in results]))
         except duckdb.ConstraintException:
             raise ConcurrencyError(f"game {game_id} was appended to by another writer; nothing was written") from None
         except duckdb.Error as error:
@@ -323,9 +331,6 @@ class Store:
             self.con.execute(queries.DELETE_RESULTS)
             self._insert("new_results", queries.INSERT_RESULTS, _result_table(rows))
 
-    def _rules_version(self, game_id: int) -> int:
-        return self.game(game_id).rules_version
-
     def _insert(self, name: str, sql: str, table: pa.Table) -> None:
         if table.num_rows == 0:
             return
@@ -337,7 +342,7 @@ class Store:
 
     def _insert_games(self, ids: list[int], new: Sequence[NewGame]) -> None:
         now = datetime.now(UTC)
-        last_seqs = [g.events[-1][0] if g.events else (g.fork_seq or 0) for g in new]
+        last_seqs = [g.events.seq[-1] if g.events else (g.fork_seq or 0) for g in new]
         games = pa.table(
             {
                 "id": pa.array(ids, pa.int32()),
@@ -355,7 +360,12 @@ class Store:
             }
         )
         seats = [(i, s, seat.name, seat.bot) for i, g in zip(ids, new) for s, seat in enumerate(g.seats)]
-        events = [(i, *e) for i, g in zip(ids, new) for e in g.events]
+        events = EventColumns()
+        event_game_ids: list[int] = []
+        for game_id, g in zip(ids, new):
+            event_game_ids += [game_id] * len(g.events)
+            for name in ("seq", "turn", "actor", "type", "version", "payload"):
+                getattr(events, name).extend(getattr(g.events, name))
         versions = {g.rules_version for g in new}
         self._insert("new_games", queries.INSERT_GAMES, games)
         self._insert(
@@ -370,7 +380,7 @@ class Store:
                 }
             ),
         )
-        self._insert("new_events", queries.INSERT_EVENTS, _event_table(events))
+        self._insert("new_events", queries.INSERT_EVENTS, _event_table(event_game_ids, events))
         for version in versions:
             snaps = [
                 (i, seq, state) for i, g in zip(ids, new) if g.rules_version == version for seq, state in g.snapshots
@@ -390,17 +400,16 @@ def _columns(rows: Sequence[tuple[Any, ...]], width: int) -> list[list[Any]]:
     return [list(column) for column in zip(*rows)] if rows else [[] for _ in range(width)]
 
 
-def _event_table(rows: Sequence[tuple[Any, ...]]) -> pa.Table:
-    game_id, seq, turn, actor, type_name, version, payload = _columns(rows, 7)
+def _event_table(game_ids: list[int], events: EventColumns) -> pa.Table:
     return pa.table(
         {
-            "game_id": pa.array(game_id, pa.int32()),
-            "seq": pa.array(seq, pa.int32()),
-            "turn": pa.array(turn, pa.int32()),
-            "actor": pa.array(actor, pa.int32()),
-            "type": pa.array(type_name, pa.string()),
-            "version": pa.array(version, pa.int32()),
-            "payload": pa.array(payload, pa.string()),
+            "game_id": pa.array(game_ids, pa.int32()),
+            "seq": pa.array(events.seq, pa.int32()),
+            "turn": pa.array(events.turn, pa.int32()),
+            "actor": pa.array(events.actor, pa.int32()),
+            "type": pa.array(events.type, pa.string()),
+            "version": pa.array(events.version, pa.int32()),
+            "payload": pa.array(events.payload, pa.string()),
         }
     )
 

@@ -13,7 +13,7 @@ from engine.registry import get_game
 from events.base import IllegalAction
 from replay.branches import branch, continue_game
 from replay.simulate import simulate_one
-from replay.store import ConcurrencyError, NewGame, Seat, Store, StoreError, UnknownGameId
+from replay.store import ConcurrencyError, EventColumns, NewGame, Seat, Store, StoreError, UnknownGameId
 
 
 def _event_count(store: Store, game_id: int) -> int:
@@ -52,16 +52,18 @@ def test_append_continues_an_open_game(store: Store) -> None:
 def test_conflicting_append_fails_and_writes_nothing(store: Store, motto_ids: list[int]) -> None:
     open_id = branch(store, motto_ids[0], 4, [], None)
     fork = store.game(open_id).last_seq
-    event = (4, 0, "motto.drew", 1, '{"card":"red-1-love"}')
+    event = EventColumns([fork], [4], [0], ["motto.drew"], [1], ['{"card":"red-1-love"}'])
     with pytest.raises(ConcurrencyError, match=f"is at event {fork}, not {fork - 1}"):
-        store.append(open_id, [event], expected_seq=fork - 1, turns=4, status="open")
+        store.append(open_id, event, expected_seq=fork - 1, turns=4, status="open")
     assert store.game(open_id).last_seq == fork
     assert _event_count(store, open_id) == 0
 
 
 def test_append_to_an_unknown_game_is_refused(store: Store) -> None:
     with pytest.raises(UnknownGameId):
-        store.append(99, [(1, None, "motto.passed", 1, "{}")], expected_seq=0, turns=1, status="open")
+        store.append(
+            99, EventColumns([1], [1], [None], ["motto.passed"], [1], ["{}"]), expected_seq=0, turns=1, status="open"
+        )
 
 
 def test_a_failing_batch_writes_nothing(store: Store, motto_ids: list[int]) -> None:
@@ -72,7 +74,7 @@ def test_a_failing_batch_writes_nothing(store: Store, motto_ids: list[int]) -> N
         source="simulated",
         seed=0,
         rules_version=1,
-        events=[(1, 0, None, "motto.passed", 1, "{}"), (1, 0, None, "motto.passed", 1, "{}")],
+        events=EventColumns([1, 1], [0, 0], [None, None], ["motto.passed"] * 2, [1, 1], ["{}", "{}"]),
     )
     with pytest.raises(StoreError):
         store.add_games([good, bad])

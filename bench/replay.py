@@ -1,0 +1,230 @@
+"""Benchmark 2: replay a recorded Motto game at a random turn, in process and through `logs replay`.
+
+A store of recorded three-player games (greedy, random, random) is built in a temporary directory, or reused with
+`--db` (a missing file is built there and kept, so the next run can reuse it). Then:
+
+  * in process: `replay.replay.position(store, game_id, turn=N)` for random (game, turn) pairs on a read-only store,
+    each call timed alone: median, p90, p99 (target: median under 5 ms); plus the DuckDB queries each call makes;
+  * as a command: `logs replay ID --turn N --db FILE` run as a subprocess, default render and `--json`, median wall
+    time of several runs, next to `logs --help` (interpreter start + imports, the floor of any command).
+
+    /work/venv/bin/python bench/replay.py                          # 10,000 games (builds them: a few minutes)
+    /work/venv/bin/python bench/replay.py --db bench/out/replay-10k.duckdb   # build once, reuse afterwards
+    /work/venv/bin/python bench/replay.py --quick                  # 200 games, 200 pairs
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+_BENCH = Path(__file__).resolve().parent
+if sys.path and Path(sys.path[0] or ".").resolve() == _BENCH:
+    sys.path[0] = str(_BENCH.parent)  # the project root: this file must not shadow the replay package
+
+import os  # noqa: E402
+import shutil  # noqa: E402
+import statistics  # noqa: E402
+import subprocess  # noqa: E402
+import time  # noqa: E402
+from random import Random  # noqa: E402
+from typing import Any  # noqa: E402
+
+from bench._common import (  # noqa: E402
+    BOTS, GAME, Report, output_path, parser, percentiles, profile, progress, temp_dir,
+)
+from engine.registry import get_game  # noqa: E402
+from replay.replay import position  # noqa: E402
+from replay.simulate import BATCH, lineup, simulate  # noqa: E402
+from replay.store import Store  # noqa: E402
+
+NAME = "replay"
+TARGET_MS = 5.0
+LOGS = Path(sys.executable).with_name("logs")
+
+
+class CountingConnection:
+    """Wraps a DuckDB connection: counts and times `execute(...)` + `fetchall()`, the only calls Store reads with."""
+
+    def __init__(self, con: Any) -> None:
+        self._con = con
+        self.calls = 0
+        self.seconds = 0.0
+
+    def execute(self, *args: Any) -> Any:
+        start = time.perf_counter()
+        result = self._con.execute(*args)
+        self.seconds += time.perf_counter() - start
+        self.calls += 1
+        return _TimedResult(self, result)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._con, name)
+
+
+class _TimedResult:
+    def __init__(self, owner: CountingConnection, result: Any) -> None:
+        self._owner, self._result = owner, result
+
+    def fetchall(self) -> Any:
+        start = time.perf_counter()
+        rows = self._result.fetchall()
+        self._owner.seconds += time.perf_counter() - start
+        return rows
+
+
+def build(db: Path, games: int, seed: int) -> float:
+    """Record `games` games into a new store at `db`; the seconds it took."""
+    game = get_game(GAME)
+    bots = lineup(game, len(BOTS), list(BOTS))
+    started = time.perf_counter()
+    with Store.open(db) as store:
+        done = 0
+
+        def step(n: int) -> None:
+            nonlocal done
+            done += n
+            progress("building the store (games)", done, games, started)
+
+        simulate(store, game, games, bots, seed, step)
+    return time.perf_counter() - started
+
+
+def run_cli(args: list[str], runs: int) -> dict[str, Any]:
+    """Wall times (ms) of `runs` runs of a command after one untimed warm-up run; fails loudly on a non-zero exit."""
+    env = dict(os.environ)
+    env.pop("LOGS_DB", None)
+    env["COLUMNS"] = "120"
+    times = []
+    size = 0
+    for i in range(runs + 1):
+        start = time.perf_counter()
+        done = subprocess.run(args, capture_output=True, text=True, env=env, check=False)
+        elapsed = 1000 * (time.perf_counter() - start)
+        if done.returncode != 0:
+            raise SystemExit(f"{' '.join(args)} failed ({done.returncode}): {done.stderr.strip()}")
+        size = len(done.stdout)
+        if i:  # the first run warms the page cache and the .pyc files
+            times.append(elapsed)
+    return {"median_ms": statistics.median(times), "min_ms": min(times), "max_ms": max(times), "runs": times,
+            "stdout_chars": size}
+
+
+def main() -> None:
+    p = parser(NAME, __doc__.split("\n\n")[0])
+    p.add_argument("--games", type=int, default=None, help="games in the store (default 10,000; --quick: 200)")
+    p.add_argument("--db", type=Path, default=None,
+                   help="reuse this store (built and kept here if missing); default: a temporary one")
+    p.add_argument("--pairs", type=int, default=None, help="random (game, turn) pairs timed (default 1,000)")
+    p.add_argument("--cli-runs", type=int, default=None, help="runs of each command (default 5; --quick: 3)")
+    p.add_argument("--profile", action="store_true", help="also cProfile the in-process positions")
+    args = p.parse_args()
+    args.games = args.games or (200 if args.quick else 10_000)
+    args.pairs = args.pairs or (200 if args.quick else 1_000)
+    args.cli_runs = args.cli_runs or (3 if args.quick else 5)
+
+    with temp_dir(NAME) as tmp:
+        db = args.db or tmp / "replay.duckdb"
+        build_s = None
+        if not db.exists():
+            db.parent.mkdir(parents=True, exist_ok=True)
+            build_s = build(db, args.games, args.seed)
+        run(args, db, build_s)
+
+
+def run(args: Any, db: Path, build_s: float | None) -> None:
+    store = Store.open(db, read_only=True)
+    try:
+        catalogue = store.con.execute("SELECT id, turns, last_seq FROM games ORDER BY id").fetchall()
+        events = store.con.execute("SELECT count(*) FROM events").fetchall()[0][0]
+        snapshots = store.con.execute("SELECT count(*) FROM snapshots").fetchall()[0][0]
+    except BaseException:
+        store.close()
+        raise
+    rng = Random(args.seed)
+    pairs = []
+    for _ in range(args.pairs):
+        game_id, turns, _ = catalogue[rng.randrange(len(catalogue))]
+        pairs.append((game_id, rng.randint(1, turns)))
+    warm = [(catalogue[rng.randrange(len(catalogue))][0], 1) for _ in range(20)]
+
+    try:
+        for game_id, turn in warm:
+            position(store, game_id, turn=turn)
+        times = []
+        started = time.perf_counter()
+        for game_id, turn in pairs:
+            start = time.perf_counter()
+            position(store, game_id, turn=turn)
+            times.append(1000 * (time.perf_counter() - start))
+        loop_s = time.perf_counter() - started
+
+        # A second pass over (some of) the same pairs, counting and timing the DuckDB calls.
+        counted = pairs[: min(len(pairs), 200)]
+        counting = CountingConnection(store.con)
+        real, store.con = store.con, counting  # type: ignore[assignment]
+        start = time.perf_counter()
+        for game_id, turn in counted:
+            position(store, game_id, turn=turn)
+        counted_s = time.perf_counter() - start
+        store.con = real
+
+        profiles = None
+        if args.profile:
+            def positions() -> None:
+                for game_id, turn in pairs:
+                    position(store, game_id, turn=turn)
+
+            profiles = {f"position(), {len(pairs)} calls": profile(positions)}
+    finally:
+        store.close()
+
+    # The command, at a median-length game and a turn in its middle.
+    mid_id, mid_turns, _ = sorted(catalogue, key=lambda row: row[1])[len(catalogue) // 2]
+    mid_turn = max(1, mid_turns // 2)
+    base = [str(LOGS), "replay", str(mid_id), "--turn", str(mid_turn), "--db", str(db)]
+    cli_render = run_cli(base, args.cli_runs)
+    cli_json = run_cli([*base, "--json"], args.cli_runs)
+    cli_help = run_cli([str(LOGS), "--help"], args.cli_runs)
+    cli_python = run_cli([sys.executable, "-c", "pass"], args.cli_runs)
+
+    stats = percentiles(times)
+    report = Report(NAME, f"Replay a position: {len(catalogue):,} recorded three-player Motto games",
+                    {"games": len(catalogue), "pairs": args.pairs, "cli_runs": args.cli_runs, "seed": args.seed,
+                     "db": str(args.db) if args.db else "(temporary)", "store_batch": BATCH, "quick": args.quick})
+    report.section("store")
+    report.add("games", len(catalogue), key="games")
+    report.add("events", events, key="events")
+    report.add("snapshots", snapshots, key="snapshots")
+    report.add("database file", db.stat().st_size, "bytes", key="db_bytes")
+    if build_s is not None:
+        report.add("build (simulate + record)", build_s, "s", f"{len(catalogue) / build_s:.1f} games/s",
+                   key="build_s")
+    report.section(f"position(store, id, turn=N), {len(times):,} random pairs, in process")
+    met = "met" if stats["p50"] < TARGET_MS else "MISSED"
+    report.add("median", stats["p50"], "ms", f"target < {TARGET_MS:g} ms: {met}", key="position_p50_ms")
+    report.add("p90", stats["p90"], "ms", key="position_p90_ms")
+    report.add("p99", stats["p99"], "ms", key="position_p99_ms")
+    report.add("mean", stats["mean"], "ms", key="position_mean_ms")
+    report.add("min / max", f"{stats['min']:.2f} / {stats['max']:.2f}", "ms", key="position_min_max_ms")
+    report.add("throughput", len(times) / loop_s, "positions/s", key="positions_per_s")
+    report.add("DuckDB queries per call", counting.calls / len(counted), "", f"over {len(counted)} calls",
+               key="queries_per_position")
+    report.add("time in DuckDB (execute + fetchall)", 100 * counting.seconds / counted_s, "%",
+               f"{1000 * counting.seconds / counting.calls:.3f} ms per query", key="duckdb_time_pct")
+    report.section(f"logs replay {mid_id} --turn {mid_turn} (subprocess, median of {args.cli_runs})")
+    report.add("default render", cli_render["median_ms"], "ms",
+               f"min {cli_render['min_ms']:.0f}, max {cli_render['max_ms']:.0f}", key="cli_render_ms")
+    report.add("--json", cli_json["median_ms"], "ms", f"min {cli_json['min_ms']:.0f}, max {cli_json['max_ms']:.0f}",
+               key="cli_json_ms")
+    report.add("logs --help (start-up floor)", cli_help["median_ms"], "ms", "imports every command module",
+               key="cli_help_ms")
+    report.add("python -c pass", cli_python["median_ms"], "ms", "bare interpreter", key="python_ms")
+    report.extra["position_ms"] = {"percentiles": stats, "samples": times}
+    report.extra["cli"] = {"render": cli_render, "json": cli_json, "help": cli_help, "python": cli_python,
+                           "command": base, "logs": shutil.which("logs") or str(LOGS)}
+    report.emit(output_path(NAME, args), profiles)
+
+
+if __name__ == "__main__":
+    main()

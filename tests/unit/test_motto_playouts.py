@@ -1,0 +1,409 @@
+"""Seeded random playouts of Motto: properties that hold after every event of every game (OpenSpiel's random-simulation
+tests). A module fixture plays the games once; each test checks one property over all of them, and a hypothesis test
+checks every property on games it picks.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, fields
+from functools import reduce
+from itertools import accumulate
+from random import Random
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.bots import RandomBot
+from engine.motto import Motto
+from engine.motto.bots import GreedyBot
+from engine.motto.cards import FULL_DECK, POOL_SIZE, TOKEN_POINTS, VALUES, card
+from engine.motto.rules import Draw, MottoState, Pass, Play
+from engine.play import Step, chance_rng, first_player, play_out, record, seated, start
+from engine.protocol import CHANCE_TO_MOVE, HIDDEN
+from events.base import Payload
+from events.motto import CardsPlayed, PoolCardTaken
+from replay.snapshots import decode_state, encode_state
+
+GAME = Motto()
+TOKENS = len(VALUES) * len(TOKEN_POINTS)  # 27
+POINTS = len(VALUES) * sum(TOKEN_POINTS)  # 54
+STATE_FIELDS = tuple(f.name for f in fields(MottoState))
+
+
+class HoarderBot:
+    """Takes or draws while it can and plays only when it must: it empties deck and discard pile (T4, T6 corners)."""
+
+    def choose(self, view: MottoState, legal: Sequence[Any], rng: Random) -> Any:
+        """A random take or draw if there is one, else a random legal action."""
+        grabs = [action for action in legal if not isinstance(action, Play)] or list(legal)
+        return grabs[rng.randrange(len(grabs))]
+
+
+BOTS: dict[str, Any] = {"random": RandomBot, "greedy": GreedyBot, "hoarder": HoarderBot}
+
+
+class AuditedBot:
+    """A bot whose every choice is kept with the legal actions it was offered."""
+
+    def __init__(self, bot: Any) -> None:
+        self.bot = bot
+        self.choices: list[tuple[list[Any], Any]] = []
+
+    def choose(self, view: MottoState, legal: Sequence[Any], rng: Random) -> Any:
+        """The wrapped bot's choice, recorded."""
+        action = self.bot.choose(view, legal, rng)
+        self.choices.append((list(legal), action))
+        return action
+
+
+@dataclass(frozen=True)
+class Playout:
+    """One finished game: its steps as play_out recorded them and the state after each event."""
+
+    name: str
+    kinds: tuple[str, ...]  # the bot of each seat
+    steps: tuple[Step, ...]
+    final: MottoState  # built step by step by start/play_out (checked events)
+    states: tuple[MottoState, ...]  # states[i]: the unchecked fold of the first i payloads
+    choices: tuple[tuple[str, list[Any], Any], ...]  # (bot kind, legal actions offered, action chosen)
+
+    @property
+    def payloads(self) -> list[Payload]:
+        """The events' payloads in order."""
+        return [step.payload for step in self.steps]
+
+    @property
+    def players(self) -> int:
+        """The number of seats."""
+        return len(self.kinds)
+
+
+def playout(seed: int, kinds: Sequence[str]) -> Playout:
+    """A game between these bots (one per player in the line-up), the first player drawn at random (T3)."""
+    rng = Random(f"loom/test/motto/{seed}")
+    order = seated(list(enumerate(kinds)), first_player(len(kinds), rng))
+    state, steps = start(GAME, [f"{kind} {k + 1}" for k, kind in order], rng)
+    seed_of_chance = steps[0].payload.seed  # type: ignore[attr-defined]
+    bots = {seat: AuditedBot(BOTS[kind]()) for seat, (_, kind) in enumerate(order)}
+    bot_rngs = {seat: Random(f"loom/test/bot/{seed}/{seat}") for seat in bots}
+    final, more = play_out(GAME, state, bots, chance_rng(seed_of_chance, len(steps)), bot_rngs)
+    steps += more
+    states = tuple(accumulate((step.payload for step in steps), GAME.apply, initial=GAME.blank()))
+    choices = tuple((order[seat][1], legal, action) for seat, bot in bots.items() for legal, action in bot.choices)
+    seat_kinds = tuple(kind for _, kind in order)
+    return Playout(f"seed {seed}, {'/'.join(seat_kinds)}", seat_kinds, tuple(steps), final, states, choices)
+
+
+def fold(payloads: Iterable[Payload], state: MottoState | None = None) -> MottoState:
+    """The state after applying `payloads` (unchecked, like the replayer) from `state` or the blank state."""
+    return reduce(GAME.apply, payloads, GAME.blank() if state is None else state)
+
+
+def lineups() -> list[tuple[int, tuple[str, ...]]]:
+    """(seed, bots) of the seeded games: mostly random bots, some greedy and mixed, a few hoarders."""
+    games: list[tuple[int, tuple[str, ...]]] = []
+    for players in range(2, 6):
+        games += [(1000 * players + k, ("random",) * players) for k in range(50)]
+        games += [(2000 * players + k, ("greedy",) * players) for k in range(5)]
+        games += [(3000 * players + k, ("greedy",) + ("random",) * (players - 1)) for k in range(5)]
+        games += [(4000 * players + k, ("hoarder",) * (players - 1) + ("random",)) for k in range(3)]
+    return games
+
+
+@pytest.fixture(scope="module")
+def games() -> list[Playout]:
+    """The seeded games, played once for the whole module."""
+    return [playout(seed, kinds) for seed, kinds in lineups()]
+
+
+# --- The properties, each for one game ---------------------------------------------------------------------------------
+
+
+def check_replay(game: Playout, prefixes: Iterable[int]) -> None:
+    """Folding a prefix of the log and then the rest equals the full replay and the state play_out built."""
+    payloads = game.payloads
+    assert fold(payloads) == game.final == game.states[-1], game.name
+    for k in prefixes:
+        prefix = fold(payloads[:k])
+        assert prefix == game.states[k], (game.name, k)
+        assert fold(payloads[k:], prefix) == game.final, (game.name, k)
+        restored = decode_state(MottoState, encode_state(prefix))
+        assert fold(payloads[k:], restored) == game.final, (game.name, k)
+
+
+def check_checked_replay(game: Playout) -> None:
+    """Recording the log again, each event checked, accepts every event and gives the same turns and actors."""
+    state = GAME.blank()
+    for i, step in enumerate(game.steps):
+        state, again = record(GAME, state, step.payload)
+        assert again == step, (game.name, i)
+        assert state == game.states[i + 1], (game.name, i)
+
+
+def check_apply_is_pure(game: Playout, deep_every: int) -> None:
+    """`apply` returns a new state and leaves its input as it was: the same field objects, equal to a deep copy."""
+    for i, (state, payload) in enumerate(zip(game.states, game.payloads, strict=False)):
+        before = tuple(getattr(state, name) for name in STATE_FIELDS)
+        deep = copy.deepcopy(state) if i % deep_every == 0 else None
+        after = GAME.apply(state, payload)
+        assert after is not state
+        assert all(getattr(state, name) is value for name, value in zip(STATE_FIELDS, before, strict=True))
+        assert deep is None or deep == state, (game.name, i)
+
+
+def check_moves(game: Playout) -> None:
+    """A seat to move has legal actions (and the same from its view); the game ends once, at its last event (T7)."""
+    for i, state in enumerate(game.states[2:], start=2):
+        mover = GAME.to_move(state)
+        if mover is None:
+            assert i == len(game.states) - 1, (game.name, i)
+            assert GAME.legal_actions(state) == []
+            assert all(height <= 1 for height in state.stacks)
+        elif mover != CHANCE_TO_MOVE:
+            legal = GAME.legal_actions(state)
+            assert legal, (game.name, i)
+            assert GAME.legal_actions(GAME.view(state, mover)) == legal, (game.name, i)
+            assert Pass() not in legal or legal == [Pass()], (game.name, i)  # T6: pass only with nothing else
+    assert GAME.to_move(game.final) is None, game.name
+
+
+def check_conservation(game: Playout) -> None:
+    """27 tokens and 54 points between seats and stacks, each stack given out top first; 54 cards in play (T1, T2)."""
+    for i, state in enumerate(game.states[2:], start=2):
+        held = [token for won in state.tokens for token in won]
+        assert len(held) + sum(state.stacks) == TOKENS, (game.name, i)
+        left = sum(sum(TOKEN_POINTS[len(TOKEN_POINTS) - height :]) for height in state.stacks)
+        assert sum(GAME.scores(state)) + left == POINTS, (game.name, i)
+        for value, height in enumerate(state.stacks):
+            given = sorted((points for v, points in held if v == value), reverse=True)
+            assert tuple(given) == TOKEN_POINTS[: len(TOKEN_POINTS) - height], (game.name, i, value)
+        everywhere = [*state.pool, *state.deck, *state.discard, *(c for hand in state.hands for c in hand)]
+        assert sorted(everywhere) == list(FULL_DECK), (game.name, i)
+
+
+def check_pool(game: Playout) -> None:
+    """T4: when a seat acts the pool holds four cards unless deck and discard are both empty; no deck, no draw."""
+    for i, state in enumerate(game.states[2:], start=2):
+        if GAME.to_move(state) in (None, CHANCE_TO_MOVE):
+            continue
+        assert len(state.pool) <= POOL_SIZE
+        if state.deck or state.discard:
+            assert len(state.pool) == POOL_SIZE and state.deck, (game.name, i)
+        else:
+            assert Draw() not in GAME.legal_actions(state), (game.name, i)
+
+
+def check_snapshots(game: Playout, every: int) -> None:
+    """The state after an event survives encode_state/decode_state unchanged."""
+    for i, state in enumerate(game.states[::every]):
+        assert decode_state(MottoState, encode_state(state)) == state, (game.name, i * every)
+
+
+def check_views(game: Playout) -> None:
+    """A seat sees its own hand, and of another seat's hand only the cards it took face up from the pool and still
+    holds: cards drawn from the deck are HIDDEN, and so is the whole deck (T3, T4)."""
+    public: list[Counter[int]] = [Counter() for _ in range(game.players)]
+    for i, (step, state) in enumerate(zip(game.steps[1:], game.states[2:], strict=True), start=2):
+        if isinstance(step.payload, PoolCardTaken):
+            public[step.actor][card(step.payload.card)] += 1  # type: ignore[index]
+        elif isinstance(step.payload, CardsPlayed):
+            public[step.actor] -= Counter(card(name) for name in step.payload.cards)  # type: ignore[index]
+        for seat in range(game.players):
+            view = GAME.view(state, seat)
+            assert view.deck == (HIDDEN,) * len(state.deck), (game.name, i)
+            assert (view.pool, view.discard, view.stacks, view.tokens) == (
+                state.pool,
+                state.discard,
+                state.stacks,
+                state.tokens,
+            )
+            assert view.hands[seat] == state.hands[seat]
+            for other in set(range(game.players)) - {seat}:
+                seen = Counter(c for c in view.hands[other] if c != HIDDEN)
+                assert seen == public[other], (game.name, i, seat, other)
+                assert len(view.hands[other]) == len(state.hands[other])
+
+
+def redealt_hidden(state: MottoState, seat: int, rng: Random) -> MottoState:
+    """`state` with every card `seat` cannot see (deck, others' cards not taken face up) shuffled and dealt again."""
+    hidden = list(state.deck)
+    unseen: list[list[int]] = []
+    for other, hand in enumerate(state.hands):
+        rest = [] if other == seat else sorted((Counter(hand) - Counter(state.shown[other])).elements())
+        hidden += rest
+        unseen.append(rest)
+    rng.shuffle(hidden)
+    deck, hidden = tuple(hidden[: len(state.deck)]), hidden[len(state.deck) :]
+    hands = []
+    for other, hand in enumerate(state.hands):
+        dealt, hidden = hidden[: len(unseen[other])], hidden[len(unseen[other]) :]
+        hands.append(hand if other == seat else tuple(sorted([*state.shown[other], *dealt])))
+    return MottoState(**{name: getattr(state, name) for name in STATE_FIELDS} | {"deck": deck, "hands": tuple(hands)})
+
+
+def check_view_ignores_hidden_cards(game: Playout, every: int) -> None:
+    """A seat's view is the same whatever the cards it cannot see are: nothing hidden leaks into it (T4)."""
+    rng = Random(game.name)
+    for i, state in enumerate(game.states[2::every]):
+        for seat in range(game.players):
+            assert GAME.view(redealt_hidden(state, seat, rng), seat) == GAME.view(state, seat), (game.name, i, seat)
+
+
+def check_bots(game: Playout) -> None:
+    """Every bot chose one of the legal actions it was offered."""
+    for kind, legal, action in game.choices:
+        assert action in legal, (game.name, kind, action)
+
+
+def check_end(game: Playout) -> None:
+    """T7: the seat that took the last large-or-medium token plays no more; the others play once each, clockwise."""
+    trigger = next(i for i, state in enumerate(game.states) if state.final_turns is not None)
+    taker = game.steps[trigger - 1].actor
+    assert isinstance(game.steps[trigger - 1].payload, CardsPlayed) and taker is not None
+    assert max(game.states[trigger - 1].stacks) >= 2 and max(game.states[trigger].stacks) <= 1
+    after = [step.actor for step in game.steps[trigger:] if step.actor is not None]
+    assert after == [(taker + k) % game.players for k in range(1, game.players)], game.name
+
+
+def check_all(game: Playout) -> None:
+    """Every property, at full strength."""
+    check_replay(game, range(len(game.steps) + 1))
+    check_checked_replay(game)
+    check_apply_is_pure(game, deep_every=1)
+    check_moves(game)
+    check_conservation(game)
+    check_pool(game)
+    check_snapshots(game, every=1)
+    check_views(game)
+    check_view_ignores_hidden_cards(game, every=1)
+    check_bots(game)
+    check_end(game)
+
+
+# --- The seeded games --------------------------------------------------------------------------------------------------
+
+
+def test_the_seeded_games_cover_every_player_count_and_the_rare_corners(games: list[Playout]) -> None:
+    """The games reach what the properties must see: 2-5 players, reshuffles, passes, a short pool (T4, T6)."""
+    assert Counter(game.players for game in games) == {2: 63, 3: 63, 4: 63, 5: 63}
+    kinds = Counter(type(step.payload).__name__ for game in games for step in game.steps)
+    assert kinds["DiscardReshuffled"] and kinds["TurnPassed"] and kinds["DeckCardDrawn"] and kinds["PoolRefilled"]
+    short = sum(
+        1
+        for game in games
+        for state in game.states[2:]
+        if GAME.to_move(state) not in (None, CHANCE_TO_MOVE) and len(state.pool) < POOL_SIZE
+    )
+    assert short > 0
+
+
+def test_replaying_any_prefix_then_the_rest_equals_the_full_replay(games: list[Playout]) -> None:
+    """Fold a prefix, then continue from it (or from its snapshot): the same state as the whole log and play_out."""
+    for n, game in enumerate(games):
+        last = len(game.steps)
+        prefixes = range(last + 1) if n % 25 == 0 else {0, 1, 2, last, *Random(n).sample(range(last + 1), 6)}
+        check_replay(game, prefixes)
+
+
+def test_a_checked_replay_accepts_every_event_and_rebuilds_the_same_steps(games: list[Playout]) -> None:
+    """Every event play_out logged passes `check` again, with the same turn and actor."""
+    for game in games:
+        check_checked_replay(game)
+
+
+def test_apply_never_mutates_its_input(games: list[Playout]) -> None:
+    """The state given to `apply` is unchanged afterwards (compared with a deep copy every few events)."""
+    for game in games:
+        check_apply_is_pure(game, deep_every=9)
+
+
+def test_legal_actions_are_non_empty_until_the_end(games: list[Playout]) -> None:
+    """Whenever a seat is to move it has a legal action; the game ends at its last event, and only there."""
+    for game in games:
+        check_moves(game)
+
+
+def test_tokens_points_and_cards_are_conserved(games: list[Playout]) -> None:
+    """T1, T2: after every event, 27 tokens, 54 points and the 54 cards are all accounted for."""
+    for game in games:
+        check_conservation(game)
+
+
+def test_the_pool_is_full_whenever_cards_are_left_to_fill_it(games: list[Playout]) -> None:
+    """T4: a short pool, or a missing draw, only when deck and discard pile are both empty."""
+    for game in games:
+        check_pool(game)
+
+
+def test_every_state_round_trips_through_a_snapshot(games: list[Playout]) -> None:
+    """decode_state(encode_state(state)) == state after each event (every third event of the long games)."""
+    for n, game in enumerate(games):
+        check_snapshots(game, every=1 if n % 4 == 0 else 3)
+
+
+def test_a_view_never_shows_another_seats_hidden_cards(games: list[Playout]) -> None:
+    """T4: in a seat's view, others' deck draws and the deck are HIDDEN; cards taken face up stay visible."""
+    for game in games:
+        check_views(game)
+
+
+def test_a_view_does_not_depend_on_the_cards_it_hides(games: list[Playout]) -> None:
+    """T4: re-dealing the cards a seat cannot see leaves its view unchanged."""
+    for game in games:
+        check_view_ignores_hidden_cards(game, every=15)
+
+
+def test_bots_only_choose_legal_actions(games: list[Playout]) -> None:
+    """The random, greedy and test bots choose only among the legal actions of their view."""
+    assert {kind for game in games for kind, _, _ in game.choices} == {"random", "greedy", "hoarder"}
+    for game in games:
+        check_bots(game)
+
+
+def test_the_end_gives_each_other_seat_exactly_one_more_turn(games: list[Playout]) -> None:
+    """T7, in every seeded game."""
+    for game in games:
+        check_end(game)
+
+
+def test_a_seeded_playout_is_reproducible() -> None:
+    """The same seed and bots give the same log."""
+    assert playout(7, ("greedy", "random", "random")).steps == playout(7, ("greedy", "random", "random")).steps
+
+
+def test_greedy_beats_random_clearly() -> None:
+    """Over 60 three-player games, the greedy bot (in each seat in turn) wins far more than a random third."""
+    wins = 0
+    for n in range(60):
+        kinds = ["random"] * 3
+        kinds[n % 3] = "greedy"
+        game = playout(5000 + n, kinds)
+        wins += any(game.kinds[seat] == "greedy" for seat in GAME.winners(game.final))
+    assert wins >= 45, f"greedy won {wins} of 60"
+
+
+# --- Games chosen by hypothesis ---------------------------------------------------------------------------------------
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    seed=st.integers(min_value=0, max_value=2**32 - 1),
+    kinds=st.lists(st.sampled_from(["random", "random", "greedy"]), min_size=2, max_size=5),
+)
+def test_every_property_holds_in_any_game(seed: int, kinds: list[str]) -> None:
+    """All of the above, at full strength, for games hypothesis picks: any seed, 2-5 players, any bots."""
+    check_all(playout(seed, kinds))
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data(), seed=st.integers(min_value=0, max_value=2**32 - 1), players=st.integers(2, 5))
+def test_any_prefix_continues_to_the_same_end(data: st.DataObject, seed: int, players: int) -> None:
+    """Replaying the first k events (directly or from a snapshot) and then the rest gives the full replay."""
+    game = playout(seed, ["random"] * players)
+    k = data.draw(st.integers(min_value=0, max_value=len(game.steps)), label="prefix")
+    check_replay(game, [k])
