@@ -41,7 +41,7 @@ def record(game: Game, state: Any, payload: Payload) -> tuple[Any, Step]:
     if not payload.BY_CHANCE and mover == CHANCE_TO_MOVE:
         raise IllegalAction(f"{payload.TYPE} is a player's, but chance must act first")
     game.check(state, payload)
-    step = Step(game.next_turn(state), None if payload.BY_CHANCE else mover, payload)
+    step = Step(game.next_turn(state, payload.BY_CHANCE), None if payload.BY_CHANCE else mover, payload)
     return game.apply(state, payload), step
 
 
@@ -93,7 +93,7 @@ def play_out(
     steps: list[Step] = []
     state = settle(game, state, rng, steps)
     while (seat := game.to_move(state)) is not None:
-        if game.next_turn(state) > MAX_TURNS:
+        if game.next_turn(state, False) > MAX_TURNS:
             raise RuntimeError(f"{game.name} did not end within {MAX_TURNS} turns")
         view = game.view(state, seat)
         action = bots[seat].choose(view, game.legal_actions(view), bot_rngs[seat])

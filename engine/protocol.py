@@ -53,8 +53,8 @@ class Game(Protocol):
         """The seat to act, `CHANCE_TO_MOVE`, or None when the game is over."""
         ...
 
-    def next_turn(self, state: Any) -> int:
-        """The turn number that the next event in `state` belongs to (0 is the setup)."""
+    def next_turn(self, state: Any, by_chance: bool) -> int:
+        """The turn that the next event belongs to, by chance or by the seat to move (0 is the setup)."""
         ...
 
     def legal_actions(self, state: Any) -> list[Any]:

@@ -173,14 +173,19 @@ def _check_took(state: MottoState, event: PoolCardTaken) -> None:
         raise IllegalAction(f"{event.card} is not in the pool")
 
 
-def _check_drew(state: MottoState, event: DeckCardDrawn) -> None:
-    drawn = card(event.card)
+def _check_from_deck(state: MottoState, name: str) -> None:
+    drawn = card(name)
     if not state.deck:
         raise IllegalAction("the deck is empty")
-    if state.deck_ordered and state.deck[0] != drawn:
-        raise IllegalAction(f"the top card of the deck is {CARD_NAMES[state.deck[0]]}, not {event.card}")
-    if drawn not in state.deck:
-        raise IllegalAction(f"no {event.card} is left in the deck")
+    if state.deck_ordered:
+        if state.deck[0] != drawn:
+            raise IllegalAction(f"the top card of the deck is {CARD_NAMES[state.deck[0]]}, not {name}")
+    elif drawn not in state.deck:
+        raise IllegalAction(f"no {name} is left in the deck")
+
+
+def _check_drew(state: MottoState, event: DeckCardDrawn) -> None:
+    _check_from_deck(state, event.card)
 
 
 def _took(state: MottoState, event: PoolCardTaken) -> MottoState:
@@ -202,7 +207,7 @@ def _drew(state: MottoState, event: DeckCardDrawn) -> MottoState:
 def _check_refilled(state: MottoState, event: PoolRefilled) -> None:
     if len(state.pool) >= POOL_SIZE:
         raise IllegalAction("the pool is already full")
-    _check_drew(state, DeckCardDrawn(card=event.card))
+    _check_from_deck(state, event.card)
 
 
 def _refilled(state: MottoState, event: PoolRefilled) -> MottoState:
@@ -337,9 +342,9 @@ def to_move(state: MottoState) -> int | None:
     return state.seat
 
 
-def next_turn(state: MottoState) -> int:
+def next_turn(state: MottoState, by_chance: bool) -> int:
     """A player's event begins the next turn; chance events belong to the turn just played."""
-    return state.turn if to_move(state) == CHANCE_TO_MOVE else state.turn + 1
+    return state.turn if by_chance else state.turn + 1
 
 
 def _actions(state: MottoState) -> list[Action]:
