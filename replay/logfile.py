@@ -6,9 +6,13 @@ Import checks every event against the rules and stores a file's games all or not
 
 from __future__ import annotations
 
+import itertools
 import json
+import os
 from collections.abc import Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
+from multiprocessing import get_context
 from random import SystemRandom
 from typing import IO, Any
 
@@ -26,6 +30,8 @@ from replay.store import NewGame, Seat, Store
 
 FORMAT = "loom-log"
 VERSION = 1
+CHUNK_LINES = 20_000
+"""Lines per unit of parallel checking: big enough to pay for the hand-over between processes."""
 HEADER_KEYS = frozenset({"format", "version", "game", "id", "bots", "parent", "fork_seq", "source"})
 
 
@@ -120,11 +126,11 @@ def _finish(reading: _Reading) -> NewGame:
     )
 
 
-def read_games(lines: Iterable[str]) -> list[NewGame]:
+def read_games(lines: Iterable[str], first_line: int = 1) -> list[NewGame]:
     """Every game of a log file, checked against the rules; LogError names the first bad line and why."""
     games: list[NewGame] = []
     reading: _Reading | None = None
-    for number, text in enumerate(lines, start=1):
+    for number, text in enumerate(lines, start=first_line):
         if not text.strip():
             continue
         try:
@@ -147,6 +153,41 @@ def read_games(lines: Iterable[str]) -> list[NewGame]:
     return games
 
 
-def import_file(store: Store, file: IO[str]) -> list[int]:
-    """Read, check and store every game of a log file in one transaction; the new ids."""
-    return store.add_games(read_games(file))
+def game_chunks(lines: Iterable[str], size: int) -> Iterator[tuple[int, list[str]]]:
+    """Runs of whole games of at least `size` lines, each with the number of its first line."""
+    chunk: list[str] = []
+    first = 1
+    for number, text in enumerate(lines, start=1):
+        if len(chunk) >= size and text.startswith('{"format"'):
+            yield first, chunk
+            chunk, first = [], number
+        chunk.append(text)
+    if chunk:
+        yield first, chunk
+
+
+def _read_chunk(chunk: tuple[int, list[str]]) -> list[NewGame]:
+    first, lines = chunk
+    return read_games(lines, first)
+
+
+def import_file(store: Store, file: IO[str], workers: int | None = None) -> list[int]:
+    """Read, check and store every game of a log file in one transaction; the new ids.
+
+    Large files are checked by several processes at once (one per core unless `workers` says otherwise) while
+    this one stores what they have checked; a bad line anywhere still leaves the database untouched.
+    """
+    workers = workers or os.cpu_count() or 1
+    chunks = game_chunks(file, CHUNK_LINES)
+    first = next(chunks, None)
+    if first is None:
+        raise LogError("the file holds no game")
+    second = next(chunks, None)
+    if second is None or workers == 1:
+        games = [game for chunk in filter(None, (first, second, *chunks)) for game in _read_chunk(chunk)]
+        return store.add_games(games)
+    ids: list[int] = []
+    with store.transaction(), ProcessPoolExecutor(workers, mp_context=get_context("forkserver")) as pool:
+        for games in pool.map(_read_chunk, itertools.chain([first, second], chunks)):
+            ids += store.add_games(games)
+    return ids

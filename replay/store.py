@@ -134,6 +134,7 @@ class Store:
     def __init__(self, con: duckdb.DuckDBPyConnection, path: str) -> None:
         self.con = con
         self.path = path
+        self._depth = 0
 
     @classmethod
     def open(cls, path: str | Path | None = None, *, read_only: bool = False) -> Store:
@@ -178,13 +179,23 @@ class Store:
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        """All or nothing: roll back on any error."""
+        """All or nothing: roll back on any error. Nested uses join the outermost transaction."""
+        if self._depth:
+            self._depth += 1
+            try:
+                yield
+            finally:
+                self._depth -= 1
+            return
         self.con.execute("BEGIN TRANSACTION")
+        self._depth = 1
         try:
             yield
         except BaseException:
             self.con.execute("ROLLBACK")
             raise
+        finally:
+            self._depth = 0
         try:
             self.con.execute("COMMIT")
         except duckdb.Error as error:

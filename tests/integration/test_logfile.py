@@ -112,3 +112,25 @@ def test_one_bad_game_stops_the_whole_file(store: Store, motto_ids: list[int]) -
 def test_an_empty_file_is_refused() -> None:
     with pytest.raises(LogError, match="holds no game"):
         read_games([])
+
+
+def test_a_large_file_checked_by_several_processes_gives_the_same_games(
+    store: Store, motto_ids: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("replay.logfile.CHUNK_LINES", 150)
+    lines = [line for game_id in motto_ids for line in export_lines(store, game_id)]
+    ids = import_file(store, io.StringIO("\n".join(lines) + "\n"), workers=2)
+    assert len(ids) == len(motto_ids)
+    for old, new in zip(motto_ids, ids, strict=True):
+        assert list(export_lines(store, new))[1:] == list(export_lines(store, old))[1:]
+
+
+def test_a_bad_line_in_a_later_chunk_leaves_the_database_untouched(
+    store: Store, motto_ids: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("replay.logfile.CHUNK_LINES", 150)
+    lines = [line for game_id in motto_ids for line in export_lines(store, game_id)]
+    lines[-3] = "{not json"
+    with pytest.raises(LogError, match=f"line {len(lines) - 2}: not JSON"):
+        import_file(store, io.StringIO("\n".join(lines) + "\n"), workers=2)
+    assert len(store.games(limit=1000)) == len(motto_ids)
