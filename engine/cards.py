@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from bisect import insort
-from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 
 def without(cards: tuple[int, ...], card: int) -> tuple[int, ...]:
@@ -29,6 +28,11 @@ def with_sorted(cards: tuple[int, ...], *added: int) -> tuple[int, ...]:
     return tuple(out)
 
 
-def contains_all(cards: Iterable[int], wanted: Iterable[int]) -> bool:
+def contains_all(cards: Sequence[int], wanted: Iterable[int]) -> bool:
     """True if `cards` holds every card of `wanted`, counting copies."""
-    return not (Counter(wanted) - Counter(cards))
+    left = list(cards)
+    for card in wanted:
+        if card not in left:
+            return False
+        left.remove(card)
+    return True
