@@ -434,12 +434,13 @@ def apply(state: MottoState, event: Payload) -> MottoState:
 
 
 def view(state: MottoState, seat: int) -> MottoState:
-    """What `seat` knows: its own hand, the cards others took face up, never the deck."""
+    """What `seat` knows: its own hand, the cards others took face up, never the deck nor the seed that orders it."""
     hands = tuple(
         hand if s == seat else state.shown[s] + (HIDDEN,) * (len(hand) - len(state.shown[s]))
         for s, hand in enumerate(state.hands)
     )
-    return replace(state, hands=hands, deck=(HIDDEN,) * len(state.deck))
+    # T4: the seed fixes every reshuffled deck (engine.play.chance_rng); a seat knowing it would see others' draws.
+    return replace(state, hands=hands, deck=(HIDDEN,) * len(state.deck), seed=HIDDEN)
 
 
 # --- Helpers --------------------------------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from random import Random
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
 from engine.bots import RandomBot
@@ -108,10 +108,10 @@ def lineups() -> list[tuple[int, tuple[str, ...]]]:
     """(seed, bots) of the seeded games: mostly random bots, some greedy and mixed, a few hoarders."""
     games: list[tuple[int, tuple[str, ...]]] = []
     for players in range(2, 6):
-        games += [(1000 * players + k, ("random",) * players) for k in range(50)]
+        games += [(1000 * players + k, ("random",) * players) for k in range(30)]
         games += [(2000 * players + k, ("greedy",) * players) for k in range(5)]
         games += [(3000 * players + k, ("greedy",) + ("random",) * (players - 1)) for k in range(5)]
-        games += [(4000 * players + k, ("hoarder",) * (players - 1) + ("random",)) for k in range(3)]
+        games += [(4000 * players + k, ("hoarder",) * (players - 1) + ("random",)) for k in range(2)]
     return games
 
 
@@ -121,7 +121,7 @@ def games() -> list[Playout]:
     return [playout(seed, kinds) for seed, kinds in lineups()]
 
 
-# --- The properties, each for one game ---------------------------------------------------------------------------------
+# --- The properties, each for one game --------------------------------------------------------------------------------
 
 
 def check_replay(game: Playout, prefixes: Iterable[int]) -> None:
@@ -156,7 +156,7 @@ def check_apply_is_pure(game: Playout, deep_every: int) -> None:
         assert deep is None or deep == state, (game.name, i)
 
 
-def check_moves(game: Playout) -> None:
+def check_moves(game: Playout, view_every: int) -> None:
     """A seat to move has legal actions (and the same from its view); the game ends once, at its last event (T7)."""
     for i, state in enumerate(game.states[2:], start=2):
         mover = GAME.to_move(state)
@@ -167,7 +167,8 @@ def check_moves(game: Playout) -> None:
         elif mover != CHANCE_TO_MOVE:
             legal = GAME.legal_actions(state)
             assert legal, (game.name, i)
-            assert GAME.legal_actions(GAME.view(state, mover)) == legal, (game.name, i)
+            if i % view_every == 0:
+                assert GAME.legal_actions(GAME.view(state, mover)) == legal, (game.name, i)
             assert Pass() not in legal or legal == [Pass()], (game.name, i)  # T6: pass only with nothing else
     assert GAME.to_move(game.final) is None, game.name
 
@@ -213,8 +214,8 @@ def check_views(game: Playout) -> None:
             public[step.actor][card(step.payload.card)] += 1  # type: ignore[index]
         elif isinstance(step.payload, CardsPlayed):
             public[step.actor] -= Counter(card(name) for name in step.payload.cards)  # type: ignore[index]
-        for seat in range(game.players):
-            view = GAME.view(state, seat)
+        views = [GAME.view(state, seat) for seat in range(game.players)]
+        for seat, view in enumerate(views):
             assert view.deck == (HIDDEN,) * len(state.deck), (game.name, i)
             assert (view.pool, view.discard, view.stacks, view.tokens) == (
                 state.pool,
@@ -223,14 +224,17 @@ def check_views(game: Playout) -> None:
                 state.tokens,
             )
             assert view.hands[seat] == state.hands[seat]
-            for other in set(range(game.players)) - {seat}:
-                seen = Counter(c for c in view.hands[other] if c != HIDDEN)
-                assert seen == public[other], (game.name, i, seat, other)
-                assert len(view.hands[other]) == len(state.hands[other])
+            # Another seat's hand looks the same to every seat but its own: shown cards, the rest HIDDEN.
+            other = (seat + 1) % game.players
+            seen = Counter(c for c in view.hands[other] if c != HIDDEN)
+            assert seen == public[other], (game.name, i, seat, other)
+            assert len(view.hands[other]) == len(state.hands[other])
+            assert all(views[s].hands[other] == view.hands[other] for s in range(game.players) if s != other)
 
 
 def redealt_hidden(state: MottoState, seat: int, rng: Random) -> MottoState:
-    """`state` with every card `seat` cannot see (deck, others' cards not taken face up) shuffled and dealt again."""
+    """`state` with every card `seat` cannot see (deck, others' cards not taken face up) shuffled and dealt again,
+    and another seed of chance."""
     hidden = list(state.deck)
     unseen: list[list[int]] = []
     for other, hand in enumerate(state.hands):
@@ -243,11 +247,14 @@ def redealt_hidden(state: MottoState, seat: int, rng: Random) -> MottoState:
     for other, hand in enumerate(state.hands):
         dealt, hidden = hidden[: len(unseen[other])], hidden[len(unseen[other]) :]
         hands.append(hand if other == seat else tuple(sorted([*state.shown[other], *dealt])))
-    return MottoState(**{name: getattr(state, name) for name in STATE_FIELDS} | {"deck": deck, "hands": tuple(hands)})
+    seed = rng.getrandbits(48)  # the seed of later chance fixes the order of every reshuffled deck
+    changes = {"deck": deck, "hands": tuple(hands), "seed": seed}
+    return MottoState(**{name: getattr(state, name) for name in STATE_FIELDS} | changes)
 
 
 def check_view_ignores_hidden_cards(game: Playout, every: int) -> None:
-    """A seat's view is the same whatever the cards it cannot see are: nothing hidden leaks into it (T4)."""
+    """A seat's view is the same whatever the cards it cannot see and the seed of chance are: nothing hidden leaks
+    into it (T4)."""
     rng = Random(game.name)
     for i, state in enumerate(game.states[2::every]):
         for seat in range(game.players):
@@ -262,7 +269,8 @@ def check_bots(game: Playout) -> None:
 
 def check_end(game: Playout) -> None:
     """T7: the seat that took the last large-or-medium token plays no more; the others play once each, clockwise."""
-    trigger = next(i for i, state in enumerate(game.states) if state.final_turns is not None)
+    trigger = next((i for i, state in enumerate(game.states) if state.final_turns is not None), None)
+    assert trigger is not None, f"{game.name} ended without T7's trigger"
     taker = game.steps[trigger - 1].actor
     assert isinstance(game.steps[trigger - 1].payload, CardsPlayed) and taker is not None
     assert max(game.states[trigger - 1].stacks) >= 2 and max(game.states[trigger].stacks) <= 1
@@ -272,10 +280,10 @@ def check_end(game: Playout) -> None:
 
 def check_all(game: Playout) -> None:
     """Every property, at full strength."""
-    check_replay(game, range(len(game.steps) + 1))
+    check_replay(game, [*range(0, len(game.steps), 5), len(game.steps)])
     check_checked_replay(game)
     check_apply_is_pure(game, deep_every=1)
-    check_moves(game)
+    check_moves(game, view_every=1)
     check_conservation(game)
     check_pool(game)
     check_snapshots(game, every=1)
@@ -285,12 +293,12 @@ def check_all(game: Playout) -> None:
     check_end(game)
 
 
-# --- The seeded games --------------------------------------------------------------------------------------------------
+# --- The seeded games -------------------------------------------------------------------------------------------------
 
 
 def test_the_seeded_games_cover_every_player_count_and_the_rare_corners(games: list[Playout]) -> None:
     """The games reach what the properties must see: 2-5 players, reshuffles, passes, a short pool (T4, T6)."""
-    assert Counter(game.players for game in games) == {2: 63, 3: 63, 4: 63, 5: 63}
+    assert Counter(game.players for game in games) == {2: 42, 3: 42, 4: 42, 5: 42}
     kinds = Counter(type(step.payload).__name__ for game in games for step in game.steps)
     assert kinds["DiscardReshuffled"] and kinds["TurnPassed"] and kinds["DeckCardDrawn"] and kinds["PoolRefilled"]
     short = sum(
@@ -306,7 +314,7 @@ def test_replaying_any_prefix_then_the_rest_equals_the_full_replay(games: list[P
     """Fold a prefix, then continue from it (or from its snapshot): the same state as the whole log and play_out."""
     for n, game in enumerate(games):
         last = len(game.steps)
-        prefixes = range(last + 1) if n % 25 == 0 else {0, 1, 2, last, *Random(n).sample(range(last + 1), 6)}
+        prefixes = range(last + 1) if n == 0 else {0, 2, last, *Random(n).sample(range(last + 1), 3)}
         check_replay(game, prefixes)
 
 
@@ -325,7 +333,7 @@ def test_apply_never_mutates_its_input(games: list[Playout]) -> None:
 def test_legal_actions_are_non_empty_until_the_end(games: list[Playout]) -> None:
     """Whenever a seat is to move it has a legal action; the game ends at its last event, and only there."""
     for game in games:
-        check_moves(game)
+        check_moves(game, view_every=3)
 
 
 def test_tokens_points_and_cards_are_conserved(games: list[Playout]) -> None:
@@ -341,9 +349,9 @@ def test_the_pool_is_full_whenever_cards_are_left_to_fill_it(games: list[Playout
 
 
 def test_every_state_round_trips_through_a_snapshot(games: list[Playout]) -> None:
-    """decode_state(encode_state(state)) == state after each event (every third event of the long games)."""
+    """decode_state(encode_state(state)) == state after each event (every fifth event of most games)."""
     for n, game in enumerate(games):
-        check_snapshots(game, every=1 if n % 4 == 0 else 3)
+        check_snapshots(game, every=1 if n % 8 == 0 else 5)
 
 
 def test_a_view_never_shows_another_seats_hidden_cards(games: list[Playout]) -> None:
@@ -353,7 +361,7 @@ def test_a_view_never_shows_another_seats_hidden_cards(games: list[Playout]) -> 
 
 
 def test_a_view_does_not_depend_on_the_cards_it_hides(games: list[Playout]) -> None:
-    """T4: re-dealing the cards a seat cannot see leaves its view unchanged."""
+    """T4: re-dealing the cards a seat cannot see, or changing the seed of chance, leaves its view unchanged."""
     for game in games:
         check_view_ignores_hidden_cards(game, every=15)
 
@@ -387,10 +395,11 @@ def test_greedy_beats_random_clearly() -> None:
     assert wins >= 45, f"greedy won {wins} of 60"
 
 
-# --- Games chosen by hypothesis ---------------------------------------------------------------------------------------
+# --- Games chosen by hypothesis --------------------------------------------------------------------------------------
 
 
-@settings(max_examples=15, deadline=None)
+# Shrinking would replay whole games hundreds of times; a failing seed is as telling unshrunk.
+@settings(max_examples=10, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate])
 @given(
     seed=st.integers(min_value=0, max_value=2**32 - 1),
     kinds=st.lists(st.sampled_from(["random", "random", "greedy"]), min_size=2, max_size=5),

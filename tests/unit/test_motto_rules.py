@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from itertools import combinations, product
 from random import Random
 
@@ -28,7 +29,7 @@ from engine.motto.cards import (
     shared_values,
 )
 from engine.motto.rules import Draw, MottoState, Pass, Play, Take, tokens_won
-from engine.play import Step, act, first_player, record, seated, start
+from engine.play import Step, act, chance_rng, first_player, record, seated, start
 from engine.protocol import CHANCE_TO_MOVE, HIDDEN
 from events.base import IllegalAction, Payload
 from events.motto import (
@@ -368,11 +369,36 @@ def test_t4_a_deck_draw_is_seen_only_by_the_drawer() -> None:
     assert GAME.view(state, 2).hands[1] == (card("blue-3-money"), HIDDEN, HIDDEN)
 
 
+def test_t4_a_card_taken_face_up_is_no_longer_shown_once_a_copy_is_played() -> None:
+    """T4, T5: a seat holding a private copy of a card it also took face up plays one copy: the others cannot tell
+    which, so the copy left in hand is HIDDEN from them."""
+    state = table([["blue-1-money", "blue-2-money", "blue-3-money"], OTHERS[1]])
+    rng = Random(12)
+    state, _ = act(GAME, state, Take(card("blue-3-money")), rng)
+    assert GAME.view(state, 1).hands[0] == (card("blue-3-money"), HIDDEN, HIDDEN, HIDDEN)
+    state, _ = take_any(state, rng)
+    state, _ = act(GAME, state, play_names("blue-1-money", "blue-2-money", "blue-3-money"), rng)
+    assert held(state, 0) == ["blue-3-money"]
+    assert GAME.view(state, 1).hands[0] == (HIDDEN,)
+
+
 def test_t4_the_deck_is_hidden_from_every_seat() -> None:
     """T4: no seat's view shows the deck, only how many cards it holds."""
     state, _ = start(GAME, NAMES[:3], Random(6))
     for seat in range(3):
         assert GAME.view(state, seat).deck == (HIDDEN,) * len(state.deck)
+
+
+def test_t4_the_seed_of_chance_is_hidden_like_the_deck() -> None:
+    """T4: the recorded seed fixes the order of every reshuffled deck (engine.play.chance_rng), so a seat that knew it
+    would know the cards others draw after a reshuffle; a view does not show it."""
+    state = table([["red-1-love", "red-2-love"], OTHERS[0]], deck=["red-3-money"], discard=RED_TRIOS[1])
+    state = record_all(state, DeckCardDrawn(card="red-3-money"))  # the deck is empty: a reshuffle is due
+    reshuffle = GAME.chance(state, chance_rng(5, 3))
+    assert isinstance(reshuffle, DiscardReshuffled) and reshuffle == GAME.chance(state, chance_rng(5, 3))
+    for seat in (0, 1):
+        assert GAME.view(replace(state, seed=5), seat) == GAME.view(replace(state, seed=6), seat)
+        assert GAME.view(state, seat).seed == HIDDEN
 
 
 def test_t4_a_deck_draw_from_the_ordered_deck_is_its_top_card() -> None:
