@@ -24,7 +24,17 @@ class Bot(Protocol):
 
 
 class Game(Protocol):
-    """The rules of one game. Every method is pure; states are frozen dataclasses."""
+    """The rules of one game. Every method is pure.
+
+    A game lives in a package `engine/<name>/` whose `__init__` exposes `GAME`, an object with these members; its
+    events live in `events/<name>.py` and are registered when the package is imported. Conventions the rest of Loom
+    relies on:
+    - The first setup event has the fields `players` (names in seat order; seat 0 moves first) and `seed` (the seed
+      of chance that the log does not fix; None in a hand-written log, where import draws one).
+    - States are frozen dataclasses whose fields are plain values, tuples and nested tuples (no sets or dicts), so
+      a snapshot stores them as JSON and reads them back as equal states (`replay/snapshots.py`).
+    - Actions are small frozen values; `parse_action`/`action_json` give their JSON form, `{"type": ..., ...}`.
+    """
 
     name: ClassVar[str]
     title: ClassVar[str]
@@ -32,6 +42,7 @@ class Game(Protocol):
     max_players: ClassVar[int]
     rules_version: ClassVar[int]
     bots: ClassVar[dict[str, type[Bot]]]
+    state_type: ClassVar[type]
 
     def setup(self, players: Sequence[str], rng: Random) -> list[Payload]:
         """The opening chance events of a new game with these players in turn order."""

@@ -4,5 +4,3 @@ from events.base import CHANCE, Event, LoomError, Payload
 from events.registry import decode_payload, encode_payload, payload_class
 
 __all__ = ["CHANCE", "Event", "LoomError", "Payload", "decode_payload", "encode_payload", "payload_class"]
-
-from events import motto as _motto  # noqa: E402,F401  (registers Motto's event types)

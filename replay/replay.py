@@ -44,7 +44,7 @@ def state_after(store: Store, info: GameInfo, game: Game, seq: int) -> Any:
     snap = store.snapshot(info.id, seq, game.rules_version)
     if snap is not None:
         after, text = snap
-        state = decode_state(game.state_type, text)  # type: ignore[attr-defined]
+        state = decode_state(game.state_type, text)
     return fold(game, store.load(info.id, after=after, upto=seq), state)
 
 

@@ -17,6 +17,7 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
+from engine.registry import get_game
 from events.base import Event, LoomError
 from events.registry import decode_payload_text
 from replay import queries
@@ -242,6 +243,7 @@ class Store:
     def lineage(self, game_id: int) -> list[tuple[int, int, int]]:
         """The segments (game id, after seq, up to seq) whose events make up this game, oldest first."""
         info = self.game(game_id)
+        get_game(info.game)  # its event types are registered when its rules are loaded
         segments = []
         upto = info.last_seq
         while True:

@@ -45,3 +45,6 @@ class Motto:
     def blank() -> Any:
         """The state before `motto.started`."""
         return MottoState()
+
+
+GAME = Motto()

@@ -196,3 +196,10 @@ def test_database_locked_by_another_process(db: Path) -> None:
     finally:
         holder.kill()
         holder.wait()
+
+
+def test_the_installed_command_runs_in_a_fresh_process(db: Path) -> None:
+    """A new process has loaded no game yet: reading events must load the game's rules by itself."""
+    for args in (["export", "1"], ["replay", "1", "--turn", "3"], ["tree", "1"]):
+        done = subprocess.run([sys.executable, "-m", "cli.main", *args, "--db", str(db)], capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
