@@ -26,7 +26,7 @@ def demo_command(
 ) -> None:
     """A tour: simulate games, replay one at a middle turn, branch it twice, show its tree."""
     rules = get_game(game)
-    bots = ["greedy"] + ["random"] * (rules.min_players + 1 - 1)
+    bots = ["greedy", "random", "random"]  # three players: every game allows them
     with open_store(db) as store:
         out.print(Rule(f"1. Simulate {games} {rules.title} games: greedy against random"))
         ids = simulate(store, rules, games, bots, seed)
