@@ -66,7 +66,7 @@ class _Reading:
     bots: list[str | None] | None
     state: Any = None
     steps: list[Step] = field(default_factory=list)
-    snapshots: list[tuple[int, str]] = field(default_factory=list)
+    snapshots: list[tuple[int, int, str]] = field(default_factory=list)
 
 
 def _header(data: dict[str, Any], number: int) -> _Reading:
@@ -102,7 +102,7 @@ def _event(reading: _Reading, data: dict[str, Any], number: int) -> None:
             raise LogError(f"line {number}: {key} is {data[key]!r}, but the rules make it {want!r}")
     reading.steps.append(step)
     if seq % SNAPSHOT_EVERY == 0:
-        reading.snapshots.append((seq, encode_state(reading.state)))
+        reading.snapshots.append((seq, step.turn, encode_state(reading.state)))
 
 
 def _finish(reading: _Reading) -> NewGame:

@@ -36,12 +36,25 @@ EVENTS = """
 SELECT seq, turn, actor, type, version, payload FROM events
 WHERE game_id = ? AND seq > ? AND seq <= ? ORDER BY seq
 """
-# The last event before `turn` begins, in one segment.
-LAST_SEQ_BEFORE_TURN = "SELECT max(seq) FROM events WHERE game_id = ? AND seq > ? AND seq <= ? AND turn < ?"
-SNAPSHOT = """
-SELECT seq, state FROM snapshots
-WHERE game_id = ? AND seq > ? AND seq <= ? AND rules_version = ? ORDER BY seq DESC LIMIT 1
-"""
+
+
+def position_query(segments: int, bound: str) -> str:
+    """The snapshots and events of a lineage of `segments` segments, up to a bound, in seq order.
+
+    `bound` is "turn" (everything before the start of turn $bound) or "seq" (everything up to event $bound).
+    Parameters: $rules (the rules version of usable snapshots), $bound, and $g<i>, $lo<i>, $hi<i> for segment i
+    (its game's own events with seq in (lo, hi]). A snapshot row has a NULL type and its state as payload. One
+    UNION ALL arm per segment keeps each filter simple enough for DuckDB to skip row groups by their min/max.
+    """
+    limit = "turn < $bound" if bound == "turn" else "seq <= $bound"
+    arms = []
+    for i in range(segments):
+        own = f"game_id = $g{i} AND seq > $lo{i} AND seq <= $hi{i} AND {limit}"
+        arms.append(f"SELECT seq, turn, actor, type, version, payload FROM events WHERE {own}")
+        arms.append(f"SELECT seq, turn, NULL, NULL, NULL, state FROM snapshots WHERE {own} AND rules_version = $rules")
+    return " UNION ALL ".join(arms) + " ORDER BY seq, type NULLS LAST"
+
+
 FINISHED_GAMES = "SELECT id, game FROM games WHERE status = 'finished' ORDER BY id"
 
 # Views for analysts (duckdb shell, pandas, polars): documented in the README.

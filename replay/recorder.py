@@ -24,16 +24,16 @@ def event_rows(steps: Sequence[Step], after_seq: int) -> EventColumns:
     )
 
 
-def snapshot_rows(game: Game, state: Any, steps: Sequence[Step], after_seq: int) -> list[tuple[int, str]]:
-    """Snapshots at the snapshot points among the steps, folding them on from `state` (the state at after_seq)."""
+def snapshot_rows(game: Game, state: Any, steps: Sequence[Step], after_seq: int) -> list[tuple[int, int, str]]:
+    """(seq, turn, state JSON) at the snapshot points among the steps, folding on from the state at after_seq."""
     points = snapshot_points(after_seq, after_seq + len(steps))
-    out: list[tuple[int, str]] = []
+    out: list[tuple[int, int, str]] = []
     if not points:
         return out
     for seq, step in enumerate(steps[: points[-1] - after_seq], start=after_seq + 1):
         state = game.apply(state, step.payload)
         if seq in points:
-            out.append((seq, encode_state(state)))
+            out.append((seq, step.turn, encode_state(state)))
     return out
 
 

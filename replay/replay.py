@@ -37,33 +37,27 @@ def fold(game: Game, events: Iterable[Event], state: Any = None) -> Any:
     return state
 
 
-def state_after(store: Store, info: GameInfo, game: Game, seq: int) -> Any:
-    """The state after event `seq`: the newest snapshot at or before it, then the events after the snapshot."""
-    state = None
-    after = 0
-    snap = store.snapshot(info.id, seq, game.rules_version)
-    if snap is not None:
-        after, text = snap
-        state = decode_state(game.state_type, text)
-    return fold(game, store.load(info.id, after=after, upto=seq), state)
-
-
 def position(store: Store, game_id: int, *, turn: int | None = None, seq: int | None = None) -> Position:
-    """The state at the start of `turn` (DESIGN.md contract 5), after event `seq`, or at the end."""
-    info = store.game(game_id)
+    """The state at the start of `turn` (DESIGN.md contract 5), after event `seq`, or at the end.
+
+    Read in one query: the newest snapshot before that point and the events after it.
+    """
+    info = store.game_row(game_id)
     game = get_game(info.game)
     if turn is not None and seq is not None:
         raise LoomError("give --turn or --seq, not both")
     if turn is not None:
         if not 1 <= turn <= info.turns:
             raise OutOfRange(f"turn {turn} is out of range: game {game_id} has turns 1 to {info.turns}")
-        seq = store.last_seq_before_turn(game_id, turn)
-    elif seq is not None:
-        if not 1 <= seq <= info.last_seq:
-            raise OutOfRange(f"event {seq} is out of range: game {game_id} has events 1 to {info.last_seq}")
+        snapshot, events = store.read_position(info, "turn", turn, game.rules_version)
     else:
-        seq = info.last_seq
-    state = state_after(store, info, game, seq)
-    if turn is None:
-        turn = store.load(game_id, after=seq - 1, upto=seq)[0].turn if seq else 0
-    return Position(info, game, seq, turn, state)
+        if seq is not None and not 1 <= seq <= info.last_seq:
+            raise OutOfRange(f"event {seq} is out of range: game {game_id} has events 1 to {info.last_seq}")
+        snapshot, events = store.read_position(info, "seq", info.last_seq if seq is None else seq, game.rules_version)
+    state, at_seq, at_turn = None, 0, 0
+    if snapshot is not None:
+        at_seq, at_turn, text = snapshot
+        state = decode_state(game.state_type, text)
+    if events:
+        at_seq, at_turn = events[-1].seq, events[-1].turn
+    return Position(info, game, at_seq, at_turn if turn is None else turn, fold(game, events, state))

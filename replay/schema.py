@@ -63,6 +63,7 @@ class SnapshotRow(SQLModel, table=True):
     __tablename__ = "snapshots"
     game_id: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False})
     seq: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False})
+    turn: int = Field(description="the turn of event seq, so the snapshot before a turn is found without events")
     rules_version: int
     state: str
 

@@ -12,10 +12,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
-import pyarrow as pa
 
 from engine.registry import get_game
 from events.base import Event, LoomError
@@ -23,6 +22,9 @@ from events.registry import decode_payload_text
 from replay import queries
 
 SCHEMA_VERSION = 1
+if TYPE_CHECKING:
+    import pyarrow as pa
+
 DEFAULT_DB = "loom.duckdb"
 MEMORY = ":memory:"
 
@@ -111,7 +113,7 @@ class NewGame:
     turns: int = 0
     parent_id: int | None = None
     fork_seq: int | None = None
-    snapshots: list[tuple[int, str]] = field(default_factory=list)  # (seq, state JSON)
+    snapshots: list[tuple[int, int, str]] = field(default_factory=list)  # (seq, turn, state JSON)
     results: list[tuple[int, int, int, bool, str]] = field(default_factory=list)  # seat, score, rank, winner, json
 
 
@@ -218,11 +220,15 @@ class Store:
 
     def game(self, game_id: int) -> GameInfo:
         """The game with this id and its seats; UnknownGameId if none."""
+        info = self.game_row(game_id)
+        return replace(info, seats=tuple(Seat(name, bot) for _, name, bot in self._all(queries.SEATS, [game_id])))
+
+    def game_row(self, game_id: int) -> GameInfo:
+        """The game with this id, without its seats (one query); UnknownGameId if none."""
         row = self._one(queries.GAME, [game_id])
         if row is None:
             raise UnknownGameId(f"no game with id {game_id} in {self.path}")
-        seats = tuple(Seat(name, bot) for _, name, bot in self._all(queries.SEATS, [game_id]))
-        return replace(GameInfo(*row), seats=seats)
+        return GameInfo(*row)
 
     def games(self, game: str | None = None, limit: int = 20) -> list[GameInfo]:
         """The newest games first, optionally of one game kind (seats not loaded)."""
@@ -240,9 +246,8 @@ class Store:
         """Winning seats of many games at once."""
         return dict(self._all(queries.WINNERS_OF, [list(game_ids)]))
 
-    def lineage(self, game_id: int) -> list[tuple[int, int, int]]:
+    def lineage(self, info: GameInfo) -> list[tuple[int, int, int]]:
         """The segments (game id, after seq, up to seq) whose events make up this game, oldest first."""
-        info = self.game(game_id)
         get_game(info.game)  # its event types are registered when its rules are loaded
         segments = []
         upto = info.last_seq
@@ -252,12 +257,12 @@ class Store:
             if info.parent_id is None:
                 return segments[::-1]
             upto = min(upto, after)  # a branch may fork inside its parent's own shared prefix
-            info = self.game(info.parent_id)
+            info = self.game_row(info.parent_id)
 
     def load(self, game_id: int, *, after: int = 0, upto: int | None = None) -> list[Event]:
         """The game's events with seq in (after, upto], its parents' prefix included."""
         out: list[Event] = []
-        for owner, lo, hi in self.lineage(game_id):
+        for owner, lo, hi in self.lineage(self.game_row(game_id)):
             lo, hi = max(lo, after), hi if upto is None else min(hi, upto)
             if lo >= hi:
                 continue
@@ -265,22 +270,29 @@ class Store:
                 out.append(Event(game_id, seq, turn, actor, decode_payload_text(type_name, payload, version)))
         return out
 
-    def last_seq_before_turn(self, game_id: int, turn: int) -> int:
-        """The seq of the last event before `turn` begins (0 if none)."""
-        best = 0
-        for owner, lo, hi in self.lineage(game_id):
-            row = self._one(queries.LAST_SEQ_BEFORE_TURN, [owner, lo, hi, turn])
-            if row and row[0] is not None:
-                best = max(best, row[0])
-        return best
+    def read_position(
+        self, info: GameInfo, bound: str, limit: int, rules_version: int
+    ) -> tuple[tuple[int, int, str] | None, list[Event]]:
+        """The newest snapshot (seq, turn, state JSON) before a bound and the events after it, in one query.
 
-    def snapshot(self, game_id: int, upto: int, rules_version: int) -> tuple[int, str] | None:
-        """The newest snapshot at or before seq `upto` in the game's lineage, as (seq, state JSON)."""
-        for owner, lo, hi in reversed(self.lineage(game_id)):
-            row = self._one(queries.SNAPSHOT, [owner, lo, min(hi, upto), rules_version])
-            if row:
-                return row[0], row[1]
-        return None
+        `bound` is "turn" (before the start of turn `limit`) or "seq" (up to event `limit`). Only the events after
+        the snapshot are decoded.
+        """
+        segments = self.lineage(info)
+        params: dict[str, Any] = {"rules": rules_version, "bound": limit}
+        for i, (owner, lo, hi) in enumerate(segments):
+            params |= {f"g{i}": owner, f"lo{i}": lo, f"hi{i}": hi}
+        rows = self._all(queries.position_query(len(segments), bound), params)  # type: ignore[arg-type]
+        start = max((i for i, row in enumerate(rows) if row[3] is None), default=-1)
+        snapshot = None
+        if start >= 0:
+            seq, turn, _, _, _, state = rows[start]
+            snapshot = (seq, turn, state)
+        events = [
+            Event(info.id, seq, turn, actor, decode_payload_text(kind, payload, version))
+            for seq, turn, actor, kind, version, payload in rows[start + 1 :]
+        ]
+        return snapshot, events
 
     def finished_games(self) -> list[tuple[int, str]]:
         """(id, game) of every finished game."""
@@ -307,7 +319,7 @@ class Store:
         expected_seq: int,
         turns: int,
         status: str,
-        snapshots: Sequence[tuple[int, str]] = (),
+        snapshots: Sequence[tuple[int, int, str]] = (),
         results: Sequence[tuple[int, int, int, bool, str]] = (),
     ) -> int:
         """Append events numbered from `expected_seq + 1`; the new last seq.
@@ -328,7 +340,7 @@ class Store:
                     )
                 self.con.execute(queries.UPDATE_PROGRESS, [last, turns, status, game_id, expected_seq])
                 self._insert("new_events", queries.INSERT_EVENTS, _event_table([game_id] * len(events), events))
-                snapshot_rows = [(game_id, seq, state) for seq, state in snapshots]
+                snapshot_rows = [(game_id, *snapshot) for snapshot in snapshots]
                 version = self.game(game_id).rules_version
                 self._insert("new_snapshots", queries.INSERT_SNAPSHOTS, _snapshot_table(snapshot_rows, version))
                 self._insert("new_results", queries.INSERT_RESULTS, _result_table([(game_id, *r) for r in results]))
@@ -354,6 +366,8 @@ class Store:
             self.con.unregister(name)
 
     def _insert_games(self, ids: list[int], new: Sequence[NewGame]) -> None:
+        import pyarrow as pa
+
         now = datetime.now(UTC)
         last_seqs = [g.events.seq[-1] if g.events else (g.fork_seq or 0) for g in new]
         games = pa.table(
@@ -396,7 +410,7 @@ class Store:
         self._insert("new_events", queries.INSERT_EVENTS, _event_table(event_game_ids, events))
         for version in versions:
             snaps = [
-                (i, seq, state) for i, g in zip(ids, new) if g.rules_version == version for seq, state in g.snapshots
+                (i, *snapshot) for i, g in zip(ids, new) if g.rules_version == version for snapshot in g.snapshots
             ]
             self._insert("new_snapshots", queries.INSERT_SNAPSHOTS, _snapshot_table(snaps, version))
         self._insert(
@@ -414,6 +428,8 @@ def _columns(rows: Sequence[tuple[Any, ...]], width: int) -> list[list[Any]]:
 
 
 def _event_table(game_ids: list[int], events: EventColumns) -> pa.Table:
+    import pyarrow as pa  # only writes need it: reading commands start faster without it
+
     return pa.table(
         {
             "game_id": pa.array(game_ids, pa.int32()),
@@ -427,12 +443,15 @@ def _event_table(game_ids: list[int], events: EventColumns) -> pa.Table:
     )
 
 
-def _snapshot_table(rows: Sequence[tuple[int, int, str]], rules_version: int) -> pa.Table:
-    game_id, seq, state = _columns(rows, 3)
+def _snapshot_table(rows: Sequence[tuple[int, int, int, str]], rules_version: int) -> pa.Table:
+    import pyarrow as pa  # only writes need it: reading commands start faster without it
+
+    game_id, seq, turn, state = _columns(rows, 4)
     return pa.table(
         {
             "game_id": pa.array(game_id, pa.int32()),
             "seq": pa.array(seq, pa.int32()),
+            "turn": pa.array(turn, pa.int32()),
             "rules_version": pa.array([rules_version] * len(game_id), pa.int32()),
             "state": pa.array(state, pa.string()),
         }
@@ -440,6 +459,8 @@ def _snapshot_table(rows: Sequence[tuple[int, int, str]], rules_version: int) ->
 
 
 def _result_table(rows: Sequence[tuple[int, int, int, int, bool, str]]) -> pa.Table:
+    import pyarrow as pa  # only writes need it: reading commands start faster without it
+
     game_id, seat, score, rank, winner, breakdown = _columns(rows, 6)
     return pa.table(
         {

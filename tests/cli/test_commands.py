@@ -11,6 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from cli.main import app
+from engine.registry import PACKAGES
 
 runner = CliRunner()
 EXAMPLE = Path(__file__).parents[2] / "docs" / "examples" / "motto-table-game.jsonl"
@@ -134,9 +135,10 @@ def test_the_database_defaults_to_logs_db(db: Path, monkeypatch: pytest.MonkeyPa
 # --- Errors: one line on stderr, exit code 2, nothing written ---------------------------------------------------------
 
 
-def test_unknown_game(tmp_path: Path) -> None:
+def test_unknown_game(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert "unknown game 'chess'" in fails("simulate", "chess", "--db", tmp_path / "x.duckdb")
-    assert "not playable yet" in fails("simulate", "moirai", "--db", tmp_path / "x.duckdb")
+    monkeypatch.setitem(PACKAGES, "tarot", "engine.tarot")
+    assert "tarot is not playable yet" in fails("simulate", "tarot", "--db", tmp_path / "x.duckdb")
 
 
 def test_unknown_bot_and_bad_player_counts(tmp_path: Path) -> None:
