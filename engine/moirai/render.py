@@ -1,0 +1,109 @@
+"""Moirai's table drawn for a terminal (rich) and described as JSON."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from engine.moirai.cards import COLOURS, OBJECTIVES, colour
+from engine.moirai.rules import MoiraiState, breakdown, scores, to_move
+from engine.moirai.scoring import Life
+from engine.protocol import CHANCE_TO_MOVE, HIDDEN
+
+STYLES = {"green": "bold green", "blue": "bold blue", "purple": "bold magenta", "red": "bold red"}
+FACE_DOWN = "▒▒"
+
+
+def card_text(card: int) -> Text:
+    """A face-up card: its number in its colour, with the colour's initial where the terminal shows no colour."""
+    name = COLOURS[colour(card)]
+    return Text(f"{card}{name[0]}", style=STYLES[name])
+
+
+def face_down_text(card: int) -> Text:
+    """A face-down card: a grey box, or its number in brackets where the viewer may see it."""
+    if card == HIDDEN:
+        return Text(FACE_DOWN, style="dim")
+    return Text(f"[{card}{COLOURS[colour(card)][0]}]", style="dim " + STYLES[COLOURS[colour(card)]])
+
+
+def cards_text(cards: tuple[int, ...]) -> Text:
+    """Face-up cards side by side."""
+    return Text(" ").join(card_text(c) for c in cards) if cards else Text("—", style="dim")
+
+
+def life_text(number: int, life: Life) -> Text:
+    """One life as a row: its number, starting card, face-up cards, and its closing card if cut short."""
+    start, cards, close = life
+    row = Text.assemble(f"{number}: ", face_down_text(start), " │ ", cards_text(cards))
+    if close is not None:
+        row.append_text(Text.assemble(" ✂ ", face_down_text(close)))
+    return row
+
+
+def _status(state: MoiraiState) -> str:
+    mover = to_move(state)
+    if mover is None:
+        return "game over"
+    if mover == CHANCE_TO_MOVE:
+        return "chance to act"
+    return f"seat {mover} to move" + (" (keeping one of the drawn cards)" if state.drawn else "")
+
+
+def render(state: MoiraiState, seat: int | None) -> RenderableType:
+    """The objectives, the deck, the four piles and every seat's loom as rows of lives."""
+    viewer = "all cards shown" if seat is None else f"as seen by seat {seat}"
+    header = Text.assemble(("Moirai", "bold"), f" — after turn {state.turn}, {_status(state)} ({viewer})")
+    objectives = Text(
+        "Objectives: " + "; ".join(f"{OBJECTIVES[o].key}: {OBJECTIVES[o].summary}" for o in state.objectives)
+    )
+    piles = Text.assemble(f"Deck: {state.deck_left} cards   Piles: ")
+    for c, name in enumerate(COLOURS):
+        piles.append_text(Text.assemble(f"{name} ", cards_text(state.piles[c]), "   "))
+    parts: list[RenderableType] = [header, objectives, piles]
+    if state.drawn:
+        drawn = Text(" ").join(card_text(c) if c != HIDDEN else face_down_text(c) for c in state.drawn)
+        parts.append(Text.assemble(f"Drawn by seat {state.seat}: ", drawn))
+    table = Table(show_lines=True)
+    for column in ("seat", "player", "loom", "points"):
+        table.add_column(column)
+    mover = to_move(state)
+    for s, (name, loom, points, parts_of) in enumerate(
+        zip(state.players, state.looms, scores(state), breakdown(state))
+    ):
+        lives = Text("\n").join(life_text(n, life) for n, life in enumerate(loom, start=1)) if loom else Text("—")
+        detail = "\n".join(f"{key} {value}" for key, value in parts_of.items())
+        table.add_row(f"{'▶ ' if s == mover else '  '}{s}", name, lives, f"{points}\n{detail}")
+    parts.append(table)
+    return Group(*parts)
+
+
+def _life_json(life: Life) -> dict[str, Any]:
+    start, cards, close = life
+    return {
+        "start": None if start == HIDDEN else start,
+        "cards": list(cards),
+        "cut_short": close is not None,
+        "close": None if close is None or close == HIDDEN else close,
+    }
+
+
+def describe(state: MoiraiState) -> dict[str, Any]:
+    """The state as readable JSON; hidden cards are null."""
+    mover = to_move(state)
+    return {
+        "players": list(state.players),
+        "turn": state.turn,
+        "to_move": "chance" if mover == CHANCE_TO_MOVE else mover,
+        "over": mover is None,
+        "objectives": [OBJECTIVES[o].key for o in state.objectives],
+        "deck_left": state.deck_left,
+        "piles": {name: list(state.piles[c]) for c, name in enumerate(COLOURS)},
+        "drawn": [None if c == HIDDEN else c for c in state.drawn],
+        "looms": [[_life_json(life) for life in loom] for loom in state.looms],
+        "scores": scores(state),
+        "breakdown": breakdown(state),
+    }
