@@ -34,11 +34,14 @@ BOTS = ("greedy", "random", "random")
 
 def parser(name: str, description: str) -> argparse.ArgumentParser:
     """An argument parser with the options every benchmark shares: --quick, --seed, --output."""
+    started_environment()  # git commit and load as the run begins
     p = argparse.ArgumentParser(prog=f"bench/{name}.py", description=description)
     p.add_argument("--quick", action="store_true", help="a small run (seconds, not minutes) to check the script works")
     p.add_argument("--seed", type=int, default=0, help="seed of the simulated games (default 0)")
     p.add_argument(
-        "--output", type=Path, default=None,
+        "--output",
+        type=Path,
+        default=None,
         help=f"where to write the JSON (default bench/out/{name}.json, or bench/out/{name}.quick.json with --quick)",
     )
     return p
@@ -59,10 +62,14 @@ def environment() -> dict[str, Any]:
         commit = subprocess.run(
             ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
         ).stdout.strip()
-        dirty = bool(subprocess.run(
-            ["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
-            capture_output=True, text=True, check=False,
-        ).stdout.strip())
+        dirty = bool(
+            subprocess.run(
+                ["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
+                capture_output=True,
+                text=True,
+                check=False,
+            ).stdout.strip()
+        )
     except OSError:
         commit, dirty = "", False
     try:
@@ -75,12 +82,23 @@ def environment() -> dict[str, Any]:
         "implementation": platform.python_implementation(),
         "platform": platform.platform(),
         "cpus": os.cpu_count(),
-        "loadavg_at_start": [round(x, 2) for x in load],
+        "loadavg": [round(x, 2) for x in load],
         "duckdb": duckdb.__version__,
         "pyarrow": pyarrow.__version__,
         "git_commit": commit,
         "git_dirty": dirty,
     }
+
+
+_STARTED: dict[str, Any] | None = None
+
+
+def started_environment() -> dict[str, Any]:
+    """The environment as it was when the benchmark started (the code may change while a long run goes on)."""
+    global _STARTED
+    if _STARTED is None:
+        _STARTED = environment()
+    return _STARTED
 
 
 @contextmanager
@@ -197,19 +215,26 @@ class Report:
         console.print(table)
         if profiles:
             for label, prof in profiles.items():
-                ptable = Table(title=f"cProfile: {label} (top by own time; {prof['profiled_s']:.2f} s profiled)",
-                               title_justify="left")
+                ptable = Table(
+                    title=f"cProfile: {label} (top by own time; {prof['profiled_s']:.2f} s profiled)",
+                    title_justify="left",
+                )
                 for column in ("function", "ncalls", "own s", "own %", "cum s"):
                     ptable.add_column(column, justify="left" if column == "function" else "right")
                 for r in prof["by_tottime"][:12]:
-                    ptable.add_row(r["function"], str(r["ncalls"]), f"{r['tottime']:.3f}",
-                                   f"{r['tottime_pct']:.1f}", f"{r['cumtime']:.3f}")
+                    ptable.add_row(
+                        r["function"],
+                        str(r["ncalls"]),
+                        f"{r['tottime']:.3f}",
+                        f"{r['tottime_pct']:.1f}",
+                        f"{r['cumtime']:.3f}",
+                    )
                 console.print(ptable)
         data = {
             "benchmark": self.name,
             "title": self.title,
             "params": self.params,
-            "environment": environment(),
+            "environment": started_environment() | {"loadavg_at_end": [round(x, 2) for x in os.getloadavg()]},
             "figures": self.figures(),
             "rows": [r for r in self.rows if "section" not in r],
             **self.extra,
@@ -244,7 +269,6 @@ def progress(label: str, done: int, total: int, started: float) -> None:
     elapsed = time.perf_counter() - started
     rate = done / elapsed if elapsed else 0.0
     left = (total - done) / rate if rate else 0.0
-    print(f"\r{label}: {done:,}/{total:,} ({rate:,.0f}/s, ~{left:,.0f} s left)   ", end="", file=sys.stderr,
-          flush=True)
+    print(f"\r{label}: {done:,}/{total:,} ({rate:,.0f}/s, ~{left:,.0f} s left)   ", end="", file=sys.stderr, flush=True)
     if done >= total:
         print(file=sys.stderr, flush=True)

@@ -31,7 +31,15 @@ from random import Random  # noqa: E402
 from typing import Any  # noqa: E402
 
 from bench._common import (  # noqa: E402
-    BOTS, GAME, Report, output_path, parser, percentiles, profile, progress, temp_dir,
+    BOTS,
+    GAME,
+    Report,
+    output_path,
+    parser,
+    percentiles,
+    profile,
+    progress,
+    temp_dir,
 )
 from engine.registry import get_game  # noqa: E402
 from replay.replay import position  # noqa: E402
@@ -106,15 +114,24 @@ def run_cli(args: list[str], runs: int) -> dict[str, Any]:
         size = len(done.stdout)
         if i:  # the first run warms the page cache and the .pyc files
             times.append(elapsed)
-    return {"median_ms": statistics.median(times), "min_ms": min(times), "max_ms": max(times), "runs": times,
-            "stdout_chars": size}
+    return {
+        "median_ms": statistics.median(times),
+        "min_ms": min(times),
+        "max_ms": max(times),
+        "runs": times,
+        "stdout_chars": size,
+    }
 
 
 def main() -> None:
     p = parser(NAME, __doc__.split("\n\n")[0])
     p.add_argument("--games", type=int, default=None, help="games in the store (default 10,000; --quick: 200)")
-    p.add_argument("--db", type=Path, default=None,
-                   help="reuse this store (built and kept here if missing); default: a temporary one")
+    p.add_argument(
+        "--db",
+        type=Path,
+        default=None,
+        help="reuse this store (built and kept here if missing); default: a temporary one",
+    )
     p.add_argument("--pairs", type=int, default=None, help="random (game, turn) pairs timed (default 1,000)")
     p.add_argument("--cli-runs", type=int, default=None, help="runs of each command (default 5; --quick: 3)")
     p.add_argument("--profile", action="store_true", help="also cProfile the in-process positions")
@@ -171,6 +188,7 @@ def run(args: Any, db: Path, build_s: float | None) -> None:
 
         profiles = None
         if args.profile:
+
             def positions() -> None:
                 for game_id, turn in pairs:
                     position(store, game_id, turn=turn)
@@ -189,17 +207,26 @@ def run(args: Any, db: Path, build_s: float | None) -> None:
     cli_python = run_cli([sys.executable, "-c", "pass"], args.cli_runs)
 
     stats = percentiles(times)
-    report = Report(NAME, f"Replay a position: {len(catalogue):,} recorded three-player Motto games",
-                    {"games": len(catalogue), "pairs": args.pairs, "cli_runs": args.cli_runs, "seed": args.seed,
-                     "db": str(args.db) if args.db else "(temporary)", "store_batch": BATCH, "quick": args.quick})
+    report = Report(
+        NAME,
+        f"Replay a position: {len(catalogue):,} recorded three-player Motto games",
+        {
+            "games": len(catalogue),
+            "pairs": args.pairs,
+            "cli_runs": args.cli_runs,
+            "seed": args.seed,
+            "db": str(args.db) if args.db else "(temporary)",
+            "store_batch": BATCH,
+            "quick": args.quick,
+        },
+    )
     report.section("store")
     report.add("games", len(catalogue), key="games")
     report.add("events", events, key="events")
     report.add("snapshots", snapshots, key="snapshots")
     report.add("database file", db.stat().st_size, "bytes", key="db_bytes")
     if build_s is not None:
-        report.add("build (simulate + record)", build_s, "s", f"{len(catalogue) / build_s:.1f} games/s",
-                   key="build_s")
+        report.add("build (simulate + record)", build_s, "s", f"{len(catalogue) / build_s:.1f} games/s", key="build_s")
     report.section(f"position(store, id, turn=N), {len(times):,} random pairs, in process")
     met = "met" if stats["p50"] < TARGET_MS else "MISSED"
     report.add("median", stats["p50"], "ms", f"target < {TARGET_MS:g} ms: {met}", key="position_p50_ms")
@@ -208,21 +235,48 @@ def run(args: Any, db: Path, build_s: float | None) -> None:
     report.add("mean", stats["mean"], "ms", key="position_mean_ms")
     report.add("min / max", f"{stats['min']:.2f} / {stats['max']:.2f}", "ms", key="position_min_max_ms")
     report.add("throughput", len(times) / loop_s, "positions/s", key="positions_per_s")
-    report.add("DuckDB queries per call", counting.calls / len(counted), "", f"over {len(counted)} calls",
-               key="queries_per_position")
-    report.add("time in DuckDB (execute + fetchall)", 100 * counting.seconds / counted_s, "%",
-               f"{1000 * counting.seconds / counting.calls:.3f} ms per query", key="duckdb_time_pct")
+    report.add(
+        "DuckDB queries per call",
+        counting.calls / len(counted),
+        "",
+        f"over {len(counted)} calls",
+        key="queries_per_position",
+    )
+    report.add(
+        "time in DuckDB (execute + fetchall)",
+        100 * counting.seconds / counted_s,
+        "%",
+        f"{1000 * counting.seconds / counting.calls:.3f} ms per query",
+        key="duckdb_time_pct",
+    )
     report.section(f"logs replay {mid_id} --turn {mid_turn} (subprocess, median of {args.cli_runs})")
-    report.add("default render", cli_render["median_ms"], "ms",
-               f"min {cli_render['min_ms']:.0f}, max {cli_render['max_ms']:.0f}", key="cli_render_ms")
-    report.add("--json", cli_json["median_ms"], "ms", f"min {cli_json['min_ms']:.0f}, max {cli_json['max_ms']:.0f}",
-               key="cli_json_ms")
-    report.add("logs --help (start-up floor)", cli_help["median_ms"], "ms", "imports every command module",
-               key="cli_help_ms")
+    report.add(
+        "default render",
+        cli_render["median_ms"],
+        "ms",
+        f"min {cli_render['min_ms']:.0f}, max {cli_render['max_ms']:.0f}",
+        key="cli_render_ms",
+    )
+    report.add(
+        "--json",
+        cli_json["median_ms"],
+        "ms",
+        f"min {cli_json['min_ms']:.0f}, max {cli_json['max_ms']:.0f}",
+        key="cli_json_ms",
+    )
+    report.add(
+        "logs --help (start-up floor)", cli_help["median_ms"], "ms", "imports every command module", key="cli_help_ms"
+    )
     report.add("python -c pass", cli_python["median_ms"], "ms", "bare interpreter", key="python_ms")
     report.extra["position_ms"] = {"percentiles": stats, "samples": times}
-    report.extra["cli"] = {"render": cli_render, "json": cli_json, "help": cli_help, "python": cli_python,
-                           "command": base, "logs": shutil.which("logs") or str(LOGS)}
+    report.extra["cli"] = {
+        "render": cli_render,
+        "json": cli_json,
+        "help": cli_help,
+        "python": cli_python,
+        "command": base,
+        "logs": shutil.which("logs") or str(LOGS),
+    }
     report.emit(output_path(NAME, args), profiles)
 
 

@@ -67,7 +67,9 @@ def main() -> None:
     p.add_argument("--games", type=int, default=None, help="games to simulate (default 10,000; --quick: 300)")
     p.add_argument("--chunk", type=int, default=BATCH, help=f"games per interleaved chunk (default BATCH={BATCH})")
     p.add_argument("--profile", action="store_true", help="also cProfile `simulate` (play + rows + DuckDB)")
-    p.add_argument("--profile-games", type=int, default=None, help="games of the profiled run (default 500; --quick: 50)")
+    p.add_argument(
+        "--profile-games", type=int, default=None, help="games of the profiled run (default 500; --quick: 50)"
+    )
     args = p.parse_args()
     if args.games is None:
         args.games = 300 if args.quick else 10_000
@@ -76,9 +78,19 @@ def main() -> None:
 
     game = get_game(GAME)
     bots = lineup(game, len(BOTS), list(BOTS))
-    report = Report(NAME, f"Simulate + record {args.games:,} three-player Motto games ({', '.join(bots)})",
-                    {"games": args.games, "players": len(bots), "bots": bots, "chunk": args.chunk,
-                     "store_batch": BATCH, "seed": args.seed, "quick": args.quick})
+    report = Report(
+        NAME,
+        f"Simulate + record {args.games:,} three-player Motto games ({', '.join(bots)})",
+        {
+            "games": args.games,
+            "players": len(bots),
+            "bots": bots,
+            "chunk": args.chunk,
+            "store_batch": BATCH,
+            "seed": args.seed,
+            "quick": args.quick,
+        },
+    )
 
     # Warm up each path (imports, caches) on games that are not measured.
     for i in range(3):
@@ -107,7 +119,7 @@ def main() -> None:
             with t_insert:
                 return add_games(batch)
 
-        store.add_games = timed_add_games  # type: ignore[method-assign]
+        store.add_games = timed_add_games  # type: ignore[method-assign,assignment]
 
         started = time.perf_counter()
         modes = ["play", "rows", "store"]
@@ -141,8 +153,15 @@ def main() -> None:
                     with t_store:
                         simulate(store, game, n, bots, chunk_seed)
             games_done += n
-            chunks.append((n, *(after - was for after, was in zip((t_play.seconds, t_rows.seconds, t_store.seconds),
-                                                                   before, strict=True))))
+            chunks.append(
+                (
+                    n,
+                    *(
+                        after - was
+                        for after, was in zip((t_play.seconds, t_rows.seconds, t_store.seconds), before, strict=True)
+                    ),
+                )
+            )
             progress("games (each through a, b, c)", games_done, args.games, started)
 
         with t_close:
@@ -179,26 +198,48 @@ def main() -> None:
     report.add("rate", g / b, "games/s", key="rows_games_per_s")
     report.add("rate", ev / b, "events/s", key="rows_events_per_s")
     report.add("row building, (b) - (a)", 1000 * (b - a) / g, "ms/game", key="rows_ms_per_game")
-    report.add("  event_rows (payload JSON)", 1000 * t_event_rows.seconds / g, "ms/game",
-               "measured alone on the games of (a)", key="event_rows_ms_per_game")
-    report.add("  snapshot_rows (re-fold + state JSON)", 1000 * t_snapshot_rows.seconds / g, "ms/game",
-               "measured alone", key="snapshot_rows_ms_per_game")
-    report.add("  result_rows + status_of", 1000 * t_result_rows.seconds / g, "ms/game", "measured alone",
-               key="result_rows_ms_per_game")
+    report.add(
+        "  event_rows (payload JSON)",
+        1000 * t_event_rows.seconds / g,
+        "ms/game",
+        "measured alone on the games of (a)",
+        key="event_rows_ms_per_game",
+    )
+    report.add(
+        "  snapshot_rows (re-fold + state JSON)",
+        1000 * t_snapshot_rows.seconds / g,
+        "ms/game",
+        "measured alone",
+        key="snapshot_rows_ms_per_game",
+    )
+    report.add(
+        "  result_rows + status_of",
+        1000 * t_result_rows.seconds / g,
+        "ms/game",
+        "measured alone",
+        key="result_rows_ms_per_game",
+    )
 
     report.section("(c) play + rows + DuckDB (simulate)")
     report.add("time", c, "s", "incl. the final close/checkpoint", key="store_s")
     report.add("rate", g / c, "games/s", key="store_games_per_s")
     report.add("rate", ev / c, "events/s", key="store_events_per_s")
-    report.add("Store.add_games", t_insert.seconds, "s", f"{t_insert.count} batches of up to {BATCH} games",
-               key="add_games_s")
+    report.add(
+        "Store.add_games", t_insert.seconds, "s", f"{t_insert.count} batches of up to {BATCH} games", key="add_games_s"
+    )
     report.add("  per batch", 1000 * t_insert.seconds / max(t_insert.count, 1), "ms", key="add_games_ms_per_batch")
-    report.add("  insert throughput", ev / t_insert.seconds if t_insert.seconds else 0.0, "events/s",
-               "add_games alone", key="add_games_events_per_s")
+    report.add(
+        "  insert throughput",
+        ev / t_insert.seconds if t_insert.seconds else 0.0,
+        "events/s",
+        "add_games alone",
+        key="add_games_events_per_s",
+    )
     report.add("close (checkpoint)", t_close.seconds, "s", key="close_s")
     report.add("open (create schema)", t_open.seconds, "s", "not counted in (c)", key="open_s")
-    report.add("database file", db_bytes, "bytes", f"{db_bytes / ev:.1f} bytes/event; WAL left: {wal_bytes}",
-               key="db_bytes")
+    report.add(
+        "database file", db_bytes, "bytes", f"{db_bytes / ev:.1f} bytes/event; WAL left: {wal_bytes}", key="db_bytes"
+    )
 
     report.section("overheads")
     rows_pct = 100 * (b - a) / a
@@ -206,30 +247,64 @@ def main() -> None:
     duck_measured_pct = 100 * (t_insert.seconds + t_close.seconds) / b
     total_pct = 100 * (c - a) / a
     report.add("rows over play: (b)/(a) - 1", rows_pct, "%", key="rows_overhead_pct")
-    report.add("DuckDB over play+rows: (c)/(b) - 1", duck_pct, "%",
-               f"target < {TARGET_OVERHEAD:g}%: {'met' if duck_pct < TARGET_OVERHEAD else 'MISSED'}",
-               key="duckdb_overhead_pct")
-    report.add("  same, from measured add_games + close", duck_measured_pct, "%", "less noisy than the difference",
-               key="duckdb_overhead_measured_pct")
-    report.add("storage over play only: (c)/(a) - 1", total_pct, "%",
-               f"target < {TARGET_OVERHEAD:g}%: {'met' if total_pct < TARGET_OVERHEAD else 'MISSED'}",
-               key="storage_overhead_pct")
+    report.add(
+        "DuckDB over play+rows: (c)/(b) - 1",
+        duck_pct,
+        "%",
+        f"target < {TARGET_OVERHEAD:g}%: {'met' if duck_pct < TARGET_OVERHEAD else 'MISSED'}",
+        key="duckdb_overhead_pct",
+    )
+    report.add(
+        "  same, from measured add_games + close",
+        duck_measured_pct,
+        "%",
+        "less noisy than the difference",
+        key="duckdb_overhead_measured_pct",
+    )
+    report.add(
+        "storage over play only: (c)/(a) - 1",
+        total_pct,
+        "%",
+        f"target < {TARGET_OVERHEAD:g}%: {'met' if total_pct < TARGET_OVERHEAD else 'MISSED'}",
+        key="storage_overhead_pct",
+    )
     parts = t_event_rows.seconds + t_snapshot_rows.seconds + t_result_rows.seconds + t_insert.seconds + t_close.seconds
-    report.add("  same, from measured parts", 100 * parts / a, "%", "(row parts + add_games + close) / (a)",
-               key="storage_overhead_measured_pct")
+    report.add(
+        "  same, from measured parts",
+        100 * parts / a,
+        "%",
+        "(row parts + add_games + close) / (a)",
+        key="storage_overhead_measured_pct",
+    )
 
     # Paired per-chunk ratios: the same games, seconds apart, so a burst of load elsewhere moves few of them.
     full = [(a_, b_, c__) for n, a_, b_, c__ in chunks if n == args.chunk] or [x[1:] for x in chunks]
-    report.add("median per-chunk (b)/(a) - 1", 100 * (median(b_ / a_ for a_, b_, _ in full) - 1), "%",
-               f"{len(full)} chunks of {args.chunk} games", key="rows_overhead_pct_median_chunk")
-    report.add("median per-chunk (c)/(b) - 1", 100 * (median(c__ / b_ for _, b_, c__ in full) - 1), "%",
-               "excl. the final close", key="duckdb_overhead_pct_median_chunk")
-    report.add("median per-chunk (c)/(a) - 1", 100 * (median(c__ / a_ for a_, _, c__ in full) - 1), "%",
-               "excl. the final close", key="storage_overhead_pct_median_chunk")
+    report.add(
+        "median per-chunk (b)/(a) - 1",
+        100 * (median(b_ / a_ for a_, b_, _ in full) - 1),
+        "%",
+        f"{len(full)} chunks of {args.chunk} games",
+        key="rows_overhead_pct_median_chunk",
+    )
+    report.add(
+        "median per-chunk (c)/(b) - 1",
+        100 * (median(c__ / b_ for _, b_, c__ in full) - 1),
+        "%",
+        "excl. the final close",
+        key="duckdb_overhead_pct_median_chunk",
+    )
+    report.add(
+        "median per-chunk (c)/(a) - 1",
+        100 * (median(c__ / a_ for a_, _, c__ in full) - 1),
+        "%",
+        "excl. the final close",
+        key="storage_overhead_pct_median_chunk",
+    )
     report.extra["chunks"] = [{"games": n, "play_s": a_, "rows_s": b_, "store_s": c__} for n, a_, b_, c__ in chunks]
 
     profiles = None
     if args.profile:
+
         def run() -> None:
             with temp_dir(f"{NAME}-profile") as ptmp, Store.open(ptmp / "profile.duckdb") as pstore:
                 simulate(pstore, game, args.profile_games, bots, seed=args.seed + 7)
