@@ -34,7 +34,7 @@ from engine.play import chance_rng, first_player, play_out, seated, start  # noq
 from engine.protocol import Game  # noqa: E402
 from engine.registry import get_bot, get_game  # noqa: E402
 from replay.projections import result_rows  # noqa: E402
-from replay.recorder import event_rows, snapshot_rows, status_of  # noqa: E402
+from replay.recorder import event_rows, status_of  # noqa: E402
 from replay.simulate import BATCH, lineup, simulate, simulated  # noqa: E402
 from replay.store import Store  # noqa: E402
 
@@ -99,7 +99,7 @@ def main() -> None:
         pass
 
     t_play, t_rows, t_store = Timer(), Timer(), Timer()
-    t_event_rows, t_snapshot_rows, t_result_rows = Timer(), Timer(), Timer()
+    t_event_rows, t_result_rows = Timer(), Timer()
     t_insert, t_close, t_open = Timer(), Timer(), Timer()
     events = {"play": 0, "rows": 0, "store": 0}
     stored_rows = {"events": 0, "snapshots": 0, "results": 0}
@@ -137,8 +137,6 @@ def main() -> None:
                         # The parts of row building, on the same game, outside the timed play.
                         with t_event_rows:
                             event_rows(steps, 0)
-                        with t_snapshot_rows:
-                            snapshot_rows(game, game.blank(), steps, 0)
                         with t_result_rows:
                             result_rows(game, state)
                             status_of(game, state)
@@ -206,13 +204,6 @@ def main() -> None:
         key="event_rows_ms_per_game",
     )
     report.add(
-        "  snapshot_rows (re-fold + state JSON)",
-        1000 * t_snapshot_rows.seconds / g,
-        "ms/game",
-        "measured alone",
-        key="snapshot_rows_ms_per_game",
-    )
-    report.add(
         "  result_rows + status_of",
         1000 * t_result_rows.seconds / g,
         "ms/game",
@@ -268,7 +259,7 @@ def main() -> None:
         f"target < {TARGET_OVERHEAD:g}%: {'met' if total_pct < TARGET_OVERHEAD else 'MISSED'}",
         key="storage_overhead_pct",
     )
-    parts = t_event_rows.seconds + t_snapshot_rows.seconds + t_result_rows.seconds + t_insert.seconds + t_close.seconds
+    parts = t_event_rows.seconds + t_result_rows.seconds + t_insert.seconds + t_close.seconds
     report.add(
         "  same, from measured parts",
         100 * parts / a,

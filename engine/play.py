@@ -5,7 +5,7 @@ Everything here is pure: the caller passes the random generator, and gets the ne
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from random import Random
 from typing import Any
@@ -87,9 +87,18 @@ def act(game: Game, state: Any, action: Any, rng: Random) -> tuple[Any, list[Ste
 
 
 def play_out(
-    game: Game, state: Any, bots: Mapping[int, Bot], rng: Random, bot_rngs: Mapping[int, Random]
+    game: Game,
+    state: Any,
+    bots: Mapping[int, Bot],
+    rng: Random,
+    bot_rngs: Mapping[int, Random],
+    observe: Callable[[Any, list[Step]], None] | None = None,
 ) -> tuple[Any, list[Step]]:
-    """Play until the end, each seat's bot deciding from that seat's view only."""
+    """Play until the end, each seat's bot deciding from that seat's view only.
+
+    `observe(state, steps)` is told the state after each action, with the steps so far (to keep snapshots
+    without folding the game again).
+    """
     steps: list[Step] = []
     state = settle(game, state, rng, steps)
     while (seat := game.to_move(state)) is not None:
@@ -99,4 +108,6 @@ def play_out(
         action = bots[seat].choose(view, game.legal_actions(view), bot_rngs[seat])
         state, more = act(game, state, action, rng)
         steps.extend(more)
+        if observe is not None:
+            observe(state, steps)
     return state, steps

@@ -25,7 +25,7 @@ from events.base import ENVELOPE_KEYS, LoomError
 from events.registry import decode_payload
 from replay.projections import result_rows
 from replay.recorder import event_rows, status_of
-from replay.snapshots import SNAPSHOT_EVERY, encode_state
+from replay.snapshots import SnapshotTaker
 from replay.store import NewGame, Seat, Store
 
 FORMAT = "loom-log"
@@ -66,7 +66,7 @@ class _Reading:
     bots: list[str | None] | None
     state: Any = None
     steps: list[Step] = field(default_factory=list)
-    snapshots: list[tuple[int, int, str]] = field(default_factory=list)
+    snapshots: SnapshotTaker = field(default_factory=lambda: SnapshotTaker(0))
 
 
 def _header(data: dict[str, Any], number: int) -> _Reading:
@@ -101,8 +101,7 @@ def _event(reading: _Reading, data: dict[str, Any], number: int) -> None:
         if key in data and data[key] != want:
             raise LogError(f"line {number}: {key} is {data[key]!r}, but the rules make it {want!r}")
     reading.steps.append(step)
-    if seq % SNAPSHOT_EVERY == 0:
-        reading.snapshots.append((seq, step.turn, encode_state(reading.state)))
+    reading.snapshots.offer(reading.state, seq, step.turn)
 
 
 def _finish(reading: _Reading) -> NewGame:
@@ -121,7 +120,7 @@ def _finish(reading: _Reading) -> NewGame:
         events=event_rows(steps, 0),
         status=status,
         turns=steps[-1].turn,
-        snapshots=reading.snapshots,
+        snapshots=reading.snapshots.rows,
         results=result_rows(game, state) if status == "finished" else [],
     )
 

@@ -8,7 +8,7 @@ from typing import Any
 from engine.play import Step
 from engine.protocol import Game
 from events.registry import encode_payload
-from replay.snapshots import encode_state, snapshot_points
+from replay.snapshots import SnapshotTaker
 from replay.store import EventColumns
 
 
@@ -25,16 +25,12 @@ def event_rows(steps: Sequence[Step], after_seq: int) -> EventColumns:
 
 
 def snapshot_rows(game: Game, state: Any, steps: Sequence[Step], after_seq: int) -> list[tuple[int, int, str]]:
-    """(seq, turn, state JSON) at the snapshot points among the steps, folding on from the state at after_seq."""
-    points = snapshot_points(after_seq, after_seq + len(steps))
-    out: list[tuple[int, int, str]] = []
-    if not points:
-        return out
-    for seq, step in enumerate(steps[: points[-1] - after_seq], start=after_seq + 1):
+    """(seq, turn, state JSON) snapshots among the steps, folding on from the state at after_seq."""
+    taker = SnapshotTaker(after_seq)
+    for seq, step in enumerate(steps, start=after_seq + 1):
         state = game.apply(state, step.payload)
-        if seq in points:
-            out.append((seq, step.turn, encode_state(state)))
-    return out
+        taker.offer(state, seq, step.turn)
+    return taker.rows
 
 
 def status_of(game: Game, state: Any) -> str:

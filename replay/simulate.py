@@ -10,7 +10,8 @@ from engine.protocol import Game
 from engine.registry import get_bot
 from events.base import LoomError
 from replay.projections import result_rows
-from replay.recorder import event_rows, snapshot_rows, status_of
+from replay.recorder import event_rows, status_of
+from replay.snapshots import SnapshotTaker
 from replay.store import NewGame, Seat, Store
 
 BATCH = 250
@@ -41,7 +42,16 @@ def simulate_one(game: Game, bots: Sequence[str], seed: str) -> NewGame:
     recorded_seed = getattr(steps[0].payload, "seed", 0)
     agents = {seat: get_bot(game, bot) for seat, (_, bot) in enumerate(order)}
     bot_rngs = {seat: Random(f"loom/bot/{recorded_seed}/{seat}") for seat in agents}
-    state, more = play_out(game, state, agents, chance_rng(recorded_seed, len(steps)), bot_rngs)
+    setup = len(steps)
+    snapshots = SnapshotTaker(0)
+    state, more = play_out(
+        game,
+        state,
+        agents,
+        chance_rng(recorded_seed, setup),
+        bot_rngs,
+        observe=lambda now, played: snapshots.offer(now, setup + len(played), played[-1].turn),
+    )
     steps += more
     return NewGame(
         game=game.name,
@@ -52,7 +62,7 @@ def simulate_one(game: Game, bots: Sequence[str], seed: str) -> NewGame:
         events=event_rows(steps, 0),
         status=status_of(game, state),
         turns=steps[-1].turn,
-        snapshots=snapshot_rows(game, game.blank(), steps, 0),
+        snapshots=snapshots.rows,
         results=result_rows(game, state),
     )
 

@@ -26,7 +26,15 @@ def decode_state(state_type: type, text: str) -> Any:
     return state_type(*(_tuples(v) for v in json.loads(text)))
 
 
-def snapshot_points(first_seq: int, last_seq: int) -> range:
-    """The seqs in (first_seq, last_seq] after which a snapshot is kept."""
-    start = (first_seq // SNAPSHOT_EVERY + 1) * SNAPSHOT_EVERY
-    return range(start, last_seq + 1, SNAPSHOT_EVERY)
+class SnapshotTaker:
+    """Keeps a snapshot at the first state offered after every SNAPSHOT_EVERY events (a turn boundary, in play)."""
+
+    def __init__(self, after_seq: int) -> None:
+        self.rows: list[tuple[int, int, str]] = []  # (seq, turn, state JSON)
+        self._next = (after_seq // SNAPSHOT_EVERY + 1) * SNAPSHOT_EVERY
+
+    def offer(self, state: Any, seq: int, turn: int) -> None:
+        """The state after event `seq` of `turn`; kept if a snapshot is due."""
+        if seq >= self._next:
+            self.rows.append((seq, turn, encode_state(state)))
+            self._next = (seq // SNAPSHOT_EVERY + 1) * SNAPSHOT_EVERY

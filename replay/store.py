@@ -409,9 +409,7 @@ class Store:
         )
         self._insert("new_events", queries.INSERT_EVENTS, _event_table(event_game_ids, events))
         for version in versions:
-            snaps = [
-                (i, *snapshot) for i, g in zip(ids, new) if g.rules_version == version for snapshot in g.snapshots
-            ]
+            snaps = [(i, *snapshot) for i, g in zip(ids, new) if g.rules_version == version for snapshot in g.snapshots]
             self._insert("new_snapshots", queries.INSERT_SNAPSHOTS, _snapshot_table(snaps, version))
         self._insert(
             "new_results", queries.INSERT_RESULTS, _result_table([(i, *r) for i, g in zip(ids, new) for r in g.results])
