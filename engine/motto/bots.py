@@ -23,6 +23,18 @@ def best_play_points(stacks: tuple[int, ...], hand: Sequence[int]) -> int:
     )
 
 
+def best_play_points_with(stacks: tuple[int, ...], hand: Sequence[int], card: int, now: int) -> int:
+    """`best_play_points(stacks, hand + [card])`, given `now` for the hand alone: only trios using `card` are new."""
+    return max(
+        (
+            sum(p for _, p in tokens_won(stacks, (a, b, card)))
+            for a, b in combinations(hand, 2)
+            if shared_values(a, b, card)
+        ),
+        default=now,
+    )
+
+
 class GreedyBot:
     """Plays the richest set now unless one card more promises clearly more; otherwise takes or draws."""
 
@@ -44,7 +56,7 @@ class GreedyBot:
                 points = sum(p for _, p in tokens_won(view.stacks, trio))
                 return points + 0.01 if points else -1.0  # a play that wins nothing only throws cards away
             case Take(card=taken):
-                return PROMISE * best_play_points(view.stacks, [*hand, taken])
+                return PROMISE * max(now, best_play_points_with(view.stacks, hand, taken, now))
             case Draw():
                 return PROMISE * now + DRAW_HOPE
             case Pass():
