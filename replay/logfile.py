@@ -67,6 +67,10 @@ class _Reading:
     state: Any = None
     steps: list[Step] = field(default_factory=list)
     snapshots: SnapshotTaker = field(default_factory=lambda: SnapshotTaker(0))
+    prefix: str = field(init=False)  # what the type names of this game's events begin with
+
+    def __post_init__(self) -> None:
+        self.prefix = self.game.name + "."
 
 
 def _header(data: dict[str, Any], number: int) -> _Reading:
@@ -86,10 +90,10 @@ def _header(data: dict[str, Any], number: int) -> _Reading:
 
 def _event(reading: _Reading, data: dict[str, Any], number: int) -> None:
     game = reading.game
+    envelope = {key: data.pop(key) for key in ENVELOPE_KEYS & data.keys()}  # what is left are the event's fields
     try:
-        fields = {k: v for k, v in data.items() if k not in ENVELOPE_KEYS}
-        payload = decode_payload(str(data.get("type")), fields, data.get("v"))
-        if not payload.TYPE.startswith(game.name + "."):
+        payload = decode_payload(str(envelope.get("type")), data, envelope.get("v"))
+        if not payload.TYPE.startswith(reading.prefix):
             raise LogError(f"{payload.TYPE} is not an event of {game.name}")
         if not reading.steps and getattr(payload, "seed", 0) is None:
             payload = replace(payload, seed=SystemRandom().getrandbits(48))  # type: ignore[call-arg]
@@ -97,9 +101,10 @@ def _event(reading: _Reading, data: dict[str, Any], number: int) -> None:
     except LoomError as error:
         raise LogError(f"line {number}: {error}") from None
     seq = len(reading.steps) + 1
-    for key, want in (("seq", seq), ("turn", step.turn), ("actor", step.actor)):
-        if key in data and data[key] != want:
-            raise LogError(f"line {number}: {key} is {data[key]!r}, but the rules make it {want!r}")
+    if len(envelope) > 1:
+        for key, want in (("seq", seq), ("turn", step.turn), ("actor", step.actor)):
+            if key in envelope and envelope[key] != want:
+                raise LogError(f"line {number}: {key} is {envelope[key]!r}, but the rules make it {want!r}")
     reading.steps.append(step)
     reading.snapshots.offer(reading.state, seq, step.turn)
 
