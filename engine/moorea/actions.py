@@ -1,0 +1,154 @@
+"""What a Moorea seat may do (a bounded, deterministic set for bots; `rules.check` accepts any legal action) and the
+JSON form of actions."""
+
+from __future__ import annotations
+
+from itertools import combinations
+from typing import Any
+
+from engine.moorea import payments as pay
+from engine.moorea.cards import (
+    COMMODITIES,
+    HAND_CARDS,
+    NET,
+    PRODUCTS,
+    SPEAR,
+    TOOL_KINDS,
+    TOOLS,
+    commodity,
+    hand_cards,
+    names,
+    product,
+    tool,
+)
+from engine.moorea.rules import to_move
+from engine.moorea.state import (
+    DISCARD,
+    DRAW,
+    SECOND_DRAW,
+    Action,
+    Buy,
+    BuyTool,
+    Discard,
+    Draw,
+    DrawFaceUp,
+    Exchange,
+    Lay,
+    MooreaState,
+    Pass,
+    hand_limit,
+    phase,
+)
+from engine.protocol import CHANCE_TO_MOVE
+from events.base import IllegalAction
+
+N_COMMODITIES = len(COMMODITIES)
+
+
+def legal_actions(state: MooreaState) -> list[Action]:
+    """R4-R9 for the seat to move, a bounded and deterministic set (`check` accepts any other legal action too):
+
+    - draw: the deck, and with a spear each distinct face-up commodity; with a cart the second draw comes with
+      every action as well (an action declines it);
+    - action: pass; per distinct face-up commodity, one exchange paying the two commodity cards of other kinds the
+      hand holds most of; per layout card the payments of `payments.product_payments` (real commodities first,
+      fish as joker only where short, and with a net the all-spare-fish variant); per tool not owned, each
+      commodity the hand holds enough of; per owned store, all accepted cards of one kind, and all accepted cards;
+    - discard: every distinct choice of cards that brings the hand to its limit.
+    """
+    if to_move(state) in (None, CHANCE_TO_MOVE):
+        return []
+    now = phase(state)
+    if now == DISCARD:
+        return _discards(state)
+    actions: list[Action] = []
+    if now in (DRAW, SECOND_DRAW):
+        if state.deck:
+            actions.append(Draw())
+        if SPEAR in state.tools[state.seat]:
+            actions.extend(DrawFaceUp(c) for c in sorted(set(state.face_up)))
+        if now == DRAW:
+            return actions
+    return actions + _actions(state)
+
+
+def _actions(state: MooreaState) -> list[Action]:
+    seat = state.seat
+    hand = pay.counts(state.hands[seat])
+    actions: list[Action] = [Pass(), *_exchanges(state, hand)]
+    sites, net = pay.sites_of(state.owned[seat]), NET in state.tools[seat]
+    for p in sorted(state.layout):
+        actions.extend(Buy(p, paid) for paid in pay.product_payments(PRODUCTS[p], hand, sites, net))
+    for kind in range(len(TOOLS)):
+        if kind not in state.tools[seat] and state.supply[kind]:
+            actions.extend(BuyTool(kind, paid) for paid in pay.tool_payments(kind, hand))
+    for store in state.owned[seat]:
+        accepts = [c for c in PRODUCTS[store].accepts if hand[c]]
+        actions.extend(Lay(store, (c,) * hand[c]) for c in accepts)
+        if len(accepts) > 1:
+            actions.append(Lay(store, tuple(c for c in accepts for _ in range(hand[c]))))
+    return actions
+
+
+def _exchanges(state: MooreaState, hand: list[int]) -> list[Action]:
+    out: list[Action] = []
+    for wanted in sorted(set(state.face_up)):
+        plenty = sorted((c for c in range(N_COMMODITIES) if c != wanted and hand[c]), key=lambda c: (-hand[c], c))
+        paid = [c for c in plenty for _ in range(hand[c])][:2]
+        if len(paid) == 2:
+            out.append(Exchange((min(paid), max(paid)), wanted))
+    return out
+
+
+def _discards(state: MooreaState) -> list[Action]:
+    hand = state.hands[state.seat]
+    over = len(hand) - hand_limit(state, state.seat)
+    return [Discard(cards) for cards in dict.fromkeys(combinations(hand, over))]
+
+
+def parse_action(data: Any) -> Action:
+    """An action from JSON: draw, draw_face_up, pass, exchange, buy, buy_tool, lay, discard (docs/games/moorea.md)."""
+    kind = data.get("type") if isinstance(data, dict) else None
+    match kind:
+        case "draw":
+            return Draw()
+        case "draw_face_up":
+            return DrawFaceUp(commodity(data.get("card")))
+        case "pass":
+            return Pass()
+        case "exchange":
+            paid = hand_cards(data.get("paid"))
+            if len(paid) != 2:
+                raise IllegalAction("an exchange gives exactly 2 hand cards (R5)")
+            return Exchange((paid[0], paid[1]), commodity(data.get("card")))
+        case "buy":
+            return Buy(product(data.get("product")), hand_cards(data.get("paid")))
+        case "buy_tool":
+            return BuyTool(tool(data.get("tool")), hand_cards(data.get("paid")))
+        case "lay":
+            return Lay(product(data.get("store")), hand_cards(data.get("cards")))
+        case "discard":
+            return Discard(hand_cards(data.get("cards")))
+    raise IllegalAction(
+        f"{data!r} is not a Moorea action; use draw, draw_face_up, pass, exchange, buy, buy_tool, lay or discard"
+    )
+
+
+def action_json(action: Action) -> dict[str, Any]:
+    """The JSON form of an action."""
+    match action:
+        case DrawFaceUp(card=card):
+            return {"type": "draw_face_up", "card": HAND_CARDS[card]}
+        case Pass():
+            return {"type": "pass"}
+        case Exchange(paid=paid, card=card):
+            return {"type": "exchange", "paid": list(names(paid)), "card": HAND_CARDS[card]}
+        case Buy(product=bought, paid=paid):
+            return {"type": "buy", "product": PRODUCTS[bought].id, "paid": list(names(paid))}
+        case BuyTool(tool=kind, paid=paid):
+            return {"type": "buy_tool", "tool": TOOL_KINDS[kind], "paid": list(names(paid))}
+        case Lay(store=store, cards=cards):
+            return {"type": "lay", "store": PRODUCTS[store].id, "cards": list(names(cards))}
+        case Discard(cards=cards):
+            return {"type": "discard", "cards": list(names(cards))}
+    return {"type": "draw"}

@@ -1,0 +1,159 @@
+"""Moorea's table drawn for a terminal (rich) and described as JSON."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from engine.moorea.cards import HAND_CARDS, PRODUCTS, TOOL_KINDS
+from engine.moorea.rules import to_move
+from engine.moorea.score import breakdown, scores
+from engine.moorea.state import DRAW, PHASES, MooreaState, phase
+from engine.protocol import CHANCE_TO_MOVE, HIDDEN
+
+STYLES = {
+    "seashells": "bold magenta",
+    "wood": "bold yellow",
+    "bamboo": "bold green",
+    "clay": "bold red",
+    "fish": "bold blue",
+    "stoneware": "bold white",
+    "hut": "bold white",
+    "canoe": "bold white",
+}
+
+
+def card_text(code: int) -> Text:
+    """A hand card by name in its colour; a hidden card as a grey box."""
+    if code == HIDDEN:
+        return Text("▒▒", style="dim")
+    return Text(HAND_CARDS[code], style=STYLES[HAND_CARDS[code]])
+
+
+def cards_text(codes: tuple[int, ...]) -> Text:
+    """Hand cards side by side, grouped as `3×wood`."""
+    if not codes:
+        return Text("—", style="dim")
+    counted = Counter(codes)
+    parts = []
+    for code in sorted(counted, key=lambda c: (c == HIDDEN, c)):
+        part = card_text(code)
+        parts.append(Text(f"{counted[code]}×").append_text(part) if counted[code] > 1 else part)
+    return Text(" ").join(parts)
+
+
+def cost_text(number: int) -> str:
+    """A product's cost: `2 wood + 1 canoe`, or `4 of one commodity`."""
+    product = PRODUCTS[number]
+    if product.same:
+        return f"{product.same} of one commodity"
+    return " + ".join(f"{n} {HAND_CARDS[code]}" for code, n in product.items)
+
+
+def owned_text(numbers: tuple[int, ...]) -> str:
+    """Owned products (stores apart) by name, with how many: `2×forest, bridge`."""
+    counted = Counter(PRODUCTS[p].name for p in numbers if PRODUCTS[p].kind != "store")
+    return ", ".join(f"{n}×{name}" if n > 1 else name for name, n in counted.items()) or "—"
+
+
+def _layout(state: MooreaState) -> Table:
+    table = Table(title="Layout", show_header=True, box=None, padding=(0, 1), title_justify="left")
+    for column in ("card", "kind", "cost", "points"):
+        table.add_column(column)
+    for number in state.layout:
+        product = PRODUCTS[number]
+        points = f"{product.per_card} per card laid" if product.kind == "store" else str(product.points or "")
+        table.add_row(product.id, product.kind, cost_text(number), points)
+    return table
+
+
+def _stores(state: MooreaState, seat: int) -> Text:
+    laid: dict[int, list[int]] = {}
+    for store, code in state.laid[seat]:
+        laid.setdefault(store, []).append(code)
+    stores = [p for p in state.owned[seat] if PRODUCTS[p].kind == "store"]
+    if not stores:
+        return Text("—", style="dim")
+    return Text("\n").join(
+        Text(f"{PRODUCTS[s].name}: ").append_text(cards_text(tuple(sorted(laid.get(s, []))))) for s in stores
+    )
+
+
+def render(state: MooreaState, seat: int | None) -> RenderableType:
+    """The face-up commodities, deck, pile, layout, and every seat's hand, tools, products and stores."""
+    mover = to_move(state)
+    if mover is None:
+        status = "game over"
+    elif mover == CHANCE_TO_MOVE:
+        status = "chance to act"
+    else:
+        status = f"seat {mover} to move ({PHASES[phase(state)]})"
+    viewer = "all cards shown" if seat is None else f"as seen by seat {seat}"
+    final = f", final round: {state.final_turns} turns left" if state.final_turns and mover is not None else ""
+    when = f"after turn {state.turn}" if state.phase == DRAW else f"during turn {state.turn}"
+    header = Text.assemble(("Moorea", "bold"), f" — {when}, {status}{final} ({viewer})")
+    info = Text.assemble(
+        "Face up: ",
+        cards_text(tuple(sorted(state.face_up))),
+        f"   Deck: {len(state.deck)} cards   Discard: {len(state.discard)} cards   Product pile: {len(state.pile)}",
+    )
+    players = Table(show_lines=True)
+    for column in ("seat", "player", "hand", "tools", "products", "stores (laid)", "points"):
+        players.add_column(column)
+    points = scores(state) if state.players else []
+    for s, name in enumerate(state.players):
+        players.add_row(
+            f"{'▶ ' if s == mover else '  '}{s}",
+            name,
+            cards_text(state.hands[s]),
+            ", ".join(TOOL_KINDS[k] for k in state.tools[s]) or "—",
+            owned_text(state.owned[s]),
+            _stores(state, s),
+            str(points[s]),
+        )
+    return Group(header, info, _layout(state), players)
+
+
+def describe(state: MooreaState) -> dict[str, Any]:
+    """The state as readable JSON; hidden cards are null."""
+
+    def hand(codes: tuple[int, ...]) -> list[str | None]:
+        return [None if c == HIDDEN else HAND_CARDS[c] for c in codes]
+
+    def ids(numbers: tuple[int, ...]) -> list[str | None]:
+        return [None if p == HIDDEN else PRODUCTS[p].id for p in numbers]
+
+    mover = to_move(state)
+    stores: list[dict[str, list[str]]] = []
+    for s in range(len(state.players)):
+        laid: dict[str, list[str]] = {PRODUCTS[p].id: [] for p in state.owned[s] if PRODUCTS[p].kind == "store"}
+        for store, code in state.laid[s]:
+            laid[PRODUCTS[store].id].append(HAND_CARDS[code])
+        stores.append(laid)
+    return {
+        "players": list(state.players),
+        "turn": state.turn,
+        "to_move": "chance" if mover == CHANCE_TO_MOVE else mover,
+        "phase": PHASES[phase(state)] if mover not in (None, CHANCE_TO_MOVE) else None,
+        "over": mover is None,
+        "hands": [hand(h) for h in state.hands],
+        "face_up": hand(state.face_up),
+        "deck": hand(state.deck),
+        "deck_ordered": state.deck_ordered,
+        "discard": hand(state.discard),
+        "layout": ids(state.layout),
+        "pile": ids(state.pile),
+        "pile_ordered": state.pile_ordered,
+        "tools": [[TOOL_KINDS[k] for k in tools] for tools in state.tools],
+        "tool_supply": dict(zip(TOOL_KINDS, state.supply, strict=True)),
+        "owned": [ids(owned) for owned in state.owned],
+        "stores": stores,
+        "removed": hand(state.removed),
+        "scores": scores(state) if state.players else [],
+        "breakdown": breakdown(state) if state.players else [],
+        "final_turns": state.final_turns,
+    }
