@@ -9,11 +9,11 @@ from engine.moorea.state import MooreaState
 SITE_COMMODITIES = frozenset(p.produces for p in PRODUCTS if p.produces >= 0)
 N_COMMODITIES = len(COMMODITIES)
 
-# --- The stall rule (docs/games/moorea.md) ----------------------------------------------------------------------------
+# --- The stall rule (docs/log-format.md, Moorea) ----------------------------------------------------------------------------
 
 
 def stalled(state: MooreaState) -> bool:
-    """The engine's rule beyond R10 (docs/games/moorea.md): the game could never end, so the final round of R10
+    """The engine's rule beyond R10 (docs/log-format.md, Moorea): the game could never end, so the final round of R10
     begins. Either no card of the (full, or last) layout can ever be paid, not even with every remaining fish as
     joker and every kind of production site owned, because what it needs is no longer in play; or no card is left
     to draw or exchange (deck, discard pile and face-up places all empty), so hands can only shrink, and no seat

@@ -211,7 +211,7 @@ def test_rebuild_recomputes_results(db: Path) -> None:
 
 
 def test_the_documented_example_is_the_example_file() -> None:
-    """docs/games/moirai.md shows exactly the lines of docs/examples/moirai-table-game.jsonl."""
-    doc = (EXAMPLE.parents[1] / "games" / "moirai.md").read_text()
+    """docs/log-format.md shows exactly the lines of docs/examples/moirai-table-game.jsonl in Moirai's section."""
+    doc = (EXAMPLE.parents[1] / "log-format.md").read_text().split("## Moirai")[1].split("\n## ")[0]
     block = doc.split("### A game typed after a real table")[1].split("```json\n")[1].split("```")[0]
     assert block == EXAMPLE.read_text()

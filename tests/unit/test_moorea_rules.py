@@ -652,7 +652,7 @@ def test_r10_buying_while_the_pile_still_holds_cards_does_not_trigger_the_end() 
 
 
 def test_r10_stall_with_no_layout_card_payable_the_final_round_begins() -> None:
-    """Beyond R10 (docs/games/moorea.md): when no layout card can ever be paid again, the final round begins."""
+    """Beyond R10 (docs/log-format.md, Moorea): when no layout card can ever be paid again, the final round begins."""
     layout = ("market-1", "market-2", "temple-1")
     state = table([QUIET, QUIET], layout=layout, pile=[])
     assert stalled(state)
