@@ -5,9 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
-CHANCE = None
-"""The actor of an event that no player chose: a deal, a draw from the deck, a reshuffle."""
-
 ENVELOPE_KEYS = frozenset({"seq", "turn", "actor", "type", "v"})
 
 
@@ -43,7 +40,7 @@ class Event:
     game_id: int
     seq: int
     turn: int
-    actor: int | None
+    actor: int | None  # None for chance: a deal, a draw from the deck, a reshuffle
     payload: Payload
 
     @property

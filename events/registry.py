@@ -51,11 +51,6 @@ def payload_class(type_name: str) -> type[Payload]:
         raise MalformedEvent(f"unknown event type {type_name!r}") from None
 
 
-def known_types() -> list[str]:
-    """Every registered type name, sorted."""
-    return sorted(_CLASSES)
-
-
 def _frozen(value: Any) -> Any:
     """JSON arrays become tuples, so a decoded event is as immutable as a new one."""
     if value.__class__ is list:
