@@ -1,4 +1,5 @@
-"""Fixtures shared by the integration and CLI tests: stores on memory and on a file, small recorded games."""
+"""Fixtures shared by the integration tests: stores on memory and on a file, small recorded games (the CLI tests'
+databases are in tests/cli/conftest.py)."""
 
 from __future__ import annotations
 
@@ -24,12 +25,3 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
 def motto_ids(store: Store) -> list[int]:
     """Six recorded three-player Motto games, greedy against random."""
     return simulate(store, get_game("motto"), 6, ["greedy", "random", "random"], seed=3)
-
-
-@pytest.fixture
-def db(tmp_path: Path) -> Path:
-    """A database file path with four recorded Motto games in it (closed again, for the CLI)."""
-    path = tmp_path / "cli.duckdb"
-    with Store.open(path) as opened:
-        simulate(opened, get_game("motto"), 4, ["greedy", "random", "random"], seed=11)
-    return path

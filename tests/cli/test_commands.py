@@ -8,31 +8,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from cli.main import app
 from engine.registry import PACKAGES
+from tests.cli.run import EXAMPLES, check_export_then_import, exports_of_two_runs, fails, ok
+from tests.locks import held_by_another_process
 
-runner = CliRunner()
-EXAMPLE = Path(__file__).parents[2] / "docs" / "examples" / "motto-table-game.jsonl"
-
-
-def logs(*args: str | Path) -> tuple[int, str, str]:
-    result = runner.invoke(app, [str(a) for a in args])
-    return result.exit_code, result.stdout, result.stderr
-
-
-def ok(*args: str | Path) -> str:
-    code, stdout, stderr = logs(*args)
-    assert code == 0, stderr
-    return stdout
-
-
-def fails(*args: str | Path) -> str:
-    code, stdout, stderr = logs(*args)
-    assert code == 2, (stdout, stderr)
-    assert stderr.count("\n") == 1 and "Traceback" not in stderr
-    return stderr
+EXAMPLE = EXAMPLES / "motto-table-game.jsonl"
 
 
 def test_simulate_records_games_and_prints_their_ids(tmp_path: Path) -> None:
@@ -43,9 +24,7 @@ def test_simulate_records_games_and_prints_their_ids(tmp_path: Path) -> None:
 
 
 def test_simulate_is_reproducible_from_its_seed(tmp_path: Path) -> None:
-    for name in ("a", "b"):
-        ok("simulate", "motto", "-n", "2", "--seed", "9", "--db", tmp_path / f"{name}.duckdb")
-    exports = [ok("export", "2", "--db", tmp_path / f"{name}.duckdb").splitlines()[1:] for name in ("a", "b")]
+    exports = exports_of_two_runs(tmp_path, "2", "motto", "-n", "2", "--seed", "9")
     assert exports[0] == exports[1]
 
 
@@ -107,10 +86,7 @@ def test_play_continues_an_open_branch(db: Path) -> None:
 
 
 def test_export_then_import_round_trips(db: Path, tmp_path: Path) -> None:
-    path = tmp_path / "one.jsonl"
-    ok("export", "2", "-o", path, "--db", db)
-    assert json.loads(ok("import", path, "--db", db, "--json")) == {"ids": [5]}
-    assert ok("export", "5", "--db", db).splitlines()[1:] == path.read_text().splitlines()[1:]
+    check_export_then_import(db, tmp_path, "2", 5)
 
 
 def test_import_the_hand_written_example(tmp_path: Path) -> None:
@@ -182,26 +158,15 @@ def test_missing_database_for_a_read_command(tmp_path: Path) -> None:
 
 
 def test_database_locked_by_another_process(db: Path) -> None:
-    holder = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            f"import duckdb, time; c = duckdb.connect({str(db)!r}); print('ready', flush=True); time.sleep(30)",
-        ],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
+    with held_by_another_process(db):
         assert "is locked by another process" in fails("simulate", "motto", "-n", "1", "--db", db)
         assert "is locked by another process" in fails("show", "1", "--db", db)
-    finally:
-        holder.kill()
-        holder.wait()
 
 
 def test_the_installed_command_runs_in_a_fresh_process(db: Path) -> None:
     """A new process has loaded no game yet: reading events must load the game's rules by itself."""
     for args in (["export", "1"], ["replay", "1", "--turn", "3"], ["tree", "1"]):
-        done = subprocess.run([sys.executable, "-m", "cli.main", *args, "--db", str(db)], capture_output=True, text=True)
+        done = subprocess.run(
+            [sys.executable, "-m", "cli.main", *args, "--db", str(db)], capture_output=True, text=True
+        )
         assert done.returncode == 0, done.stderr

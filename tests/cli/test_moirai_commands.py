@@ -6,42 +6,16 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from cli.main import app
-from engine.registry import get_game
-from replay.simulate import simulate
-from replay.store import Store
+from tests.cli.run import EXAMPLES, check_export_then_import, exports_of_two_runs, fails, ok, record
 
-runner = CliRunner()
-EXAMPLE = Path(__file__).parents[2] / "docs" / "examples" / "moirai-table-game.jsonl"
-
-
-def logs(*args: str | Path) -> tuple[int, str, str]:
-    result = runner.invoke(app, [str(a) for a in args])
-    return result.exit_code, result.stdout, result.stderr
-
-
-def ok(*args: str | Path) -> str:
-    code, stdout, stderr = logs(*args)
-    assert code == 0, stderr
-    return stdout
-
-
-def fails(*args: str | Path) -> str:
-    code, stdout, stderr = logs(*args)
-    assert code == 2, (stdout, stderr)
-    assert stderr.count("\n") == 1 and "Traceback" not in stderr
-    return stderr
+EXAMPLE = EXAMPLES / "moirai-table-game.jsonl"
 
 
 @pytest.fixture
 def db(tmp_path: Path) -> Path:
     """A database file with four recorded three-player Moirai games, greedy against random."""
-    path = tmp_path / "moirai.duckdb"
-    with Store.open(path) as opened:
-        simulate(opened, get_game("moirai"), 4, ["greedy", "random", "random"], seed=11)
-    return path
+    return record(tmp_path / "moirai.duckdb", "moirai", 4)
 
 
 def test_simulate_records_games_and_prints_their_ids(tmp_path: Path) -> None:
@@ -52,9 +26,7 @@ def test_simulate_records_games_and_prints_their_ids(tmp_path: Path) -> None:
 
 
 def test_simulate_is_reproducible_from_its_seed(tmp_path: Path) -> None:
-    for name in ("a", "b"):
-        ok("simulate", "moirai", "-n", "2", "--seed", "9", "--db", tmp_path / f"{name}.duckdb")
-    exports = [ok("export", "2", "--db", tmp_path / f"{name}.duckdb").splitlines()[1:] for name in ("a", "b")]
+    exports = exports_of_two_runs(tmp_path, "2", "moirai", "-n", "2", "--seed", "9")
     assert exports[0] == exports[1]
 
 
@@ -169,14 +141,7 @@ def test_play_continues_an_open_branch(db: Path) -> None:
 
 
 def test_export_then_import_round_trips(db: Path, tmp_path: Path) -> None:
-    path = tmp_path / "one.jsonl"
-    ok("export", "2", "-o", path, "--db", db)
-    assert json.loads(ok("import", path, "--db", db, "--json")) == {"ids": [5]}
-    assert ok("export", "5", "--db", db).splitlines()[1:] == path.read_text().splitlines()[1:]
-    assert (
-        json.loads(ok("show", "5", "--db", db, "--json"))["scores"]
-        == json.loads(ok("show", "2", "--db", db, "--json"))["scores"]
-    )
+    check_export_then_import(db, tmp_path, "2", 5, scores=True)
 
 
 def test_import_the_hand_written_example_then_play_it_to_the_end(tmp_path: Path) -> None:

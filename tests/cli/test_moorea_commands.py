@@ -5,51 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-from typer.testing import CliRunner
+from tests.cli.run import EXAMPLES, check_export_then_import, fails, ok, recorded_databases
 
-from cli.main import app
-from engine.registry import get_game
-from replay.simulate import simulate
-from replay.store import Store
+EXAMPLE = EXAMPLES / "moorea-table-game.jsonl"
 
-runner = CliRunner()
-EXAMPLE = Path(__file__).parents[2] / "docs" / "examples" / "moorea-table-game.jsonl"
-
-
-def logs(*args: str | Path) -> tuple[int, str, str]:
-    result = runner.invoke(app, [str(a) for a in args])
-    return result.exit_code, result.stdout, result.stderr
-
-
-def ok(*args: str | Path) -> str:
-    code, stdout, stderr = logs(*args)
-    assert code == 0, stderr
-    return stdout
-
-
-def fails(*args: str | Path) -> str:
-    code, stdout, stderr = logs(*args)
-    assert code == 2, (stdout, stderr)
-    assert stderr.count("\n") == 1 and "Traceback" not in stderr
-    return stderr
-
-
-@pytest.fixture(scope="module")
-def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A database with three three-player Moorea games, greedy against random (made once for the module)."""
-    path = tmp_path_factory.mktemp("moorea") / "cli.duckdb"
-    with Store.open(path) as opened:
-        simulate(opened, get_game("moorea"), 3, ["greedy", "random", "random"], seed=11)
-    return path
-
-
-@pytest.fixture
-def db(recorded: Path, tmp_path: Path) -> Path:
-    """A fresh copy of the recorded database, for a test that writes."""
-    copy = tmp_path / "cli.duckdb"
-    copy.write_bytes(recorded.read_bytes())
-    return copy
+# `recorded`: three three-player Moorea games, greedy against random, made once for the module; `db`: a fresh copy.
+recorded, db = recorded_databases("moorea", 3)
 
 
 def test_simulate_records_moorea_games_for_every_player_count(tmp_path: Path) -> None:
@@ -115,14 +76,7 @@ def test_play_continues_an_open_branch(db: Path) -> None:
 
 
 def test_export_then_import_round_trips(db: Path, tmp_path: Path) -> None:
-    path = tmp_path / "one.jsonl"
-    ok("export", "2", "-o", path, "--db", db)
-    assert json.loads(ok("import", path, "--db", db, "--json")) == {"ids": [4]}
-    assert ok("export", "4", "--db", db).splitlines()[1:] == path.read_text().splitlines()[1:]
-    assert (
-        json.loads(ok("show", "4", "--db", db, "--json"))["scores"]
-        == json.loads(ok("show", "2", "--db", db, "--json"))["scores"]
-    )
+    check_export_then_import(db, tmp_path, "2", 4, scores=True)
 
 
 def test_import_the_hand_written_example(tmp_path: Path) -> None:

@@ -5,52 +5,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-from typer.testing import CliRunner
-
-from cli.main import app
 from engine.registry import get_game
-from replay.simulate import simulate
-from replay.store import Store
+from tests.cli.run import EXAMPLES, check_export_then_import, exports_of_two_runs, fails, ok, recorded_databases
 
-runner = CliRunner()
-EXAMPLE = Path(__file__).parents[2] / "docs" / "examples" / "stones-of-fate-table-game.jsonl"
+EXAMPLE = EXAMPLES / "stones-of-fate-table-game.jsonl"
 GAME = "stones-of-fate"
 
-
-def logs(*args: str | Path) -> tuple[int, str, str]:
-    result = runner.invoke(app, [str(a) for a in args])
-    return result.exit_code, result.stdout, result.stderr
-
-
-def ok(*args: str | Path) -> str:
-    code, stdout, stderr = logs(*args)
-    assert code == 0, stderr
-    return stdout
-
-
-def fails(*args: str | Path) -> str:
-    code, stdout, stderr = logs(*args)
-    assert code == 2, (stdout, stderr)
-    assert stderr.count("\n") == 1 and "Traceback" not in stderr
-    return stderr
-
-
-@pytest.fixture(scope="module")
-def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A database with four three-player games, greedy against random (built once; tests copy it)."""
-    path = tmp_path_factory.mktemp("sof") / "cli.duckdb"
-    with Store.open(path) as opened:
-        simulate(opened, get_game(GAME), 4, ["greedy", "random", "random"], seed=11)
-    return path
-
-
-@pytest.fixture
-def db(recorded: Path, tmp_path: Path) -> Path:
-    """A fresh copy of the recorded database."""
-    copy = tmp_path / "cli.duckdb"
-    copy.write_bytes(recorded.read_bytes())
-    return copy
+# `recorded`: four three-player games, greedy against random, built once for the module; `db`: a fresh copy.
+recorded, db = recorded_databases(GAME, 4)
 
 
 def test_simulate_records_games_for_two_to_four_players(tmp_path: Path) -> None:
@@ -63,9 +25,7 @@ def test_simulate_records_games_for_two_to_four_players(tmp_path: Path) -> None:
 
 
 def test_simulate_is_reproducible_from_its_seed(tmp_path: Path) -> None:
-    for name in ("a", "b"):
-        ok("simulate", GAME, "-n", "1", "--seed", "9", "--db", tmp_path / f"{name}.duckdb")
-    exports = [ok("export", "1", "--db", tmp_path / f"{name}.duckdb").splitlines()[1:] for name in ("a", "b")]
+    exports = exports_of_two_runs(tmp_path, "1", GAME, "-n", "1", "--seed", "9")
     assert exports[0] == exports[1]
 
 
@@ -140,10 +100,7 @@ def test_an_illegal_action_writes_nothing(db: Path) -> None:
 
 
 def test_export_then_import_round_trips(db: Path, tmp_path: Path) -> None:
-    path = tmp_path / "one.jsonl"
-    ok("export", "2", "-o", path, "--db", db)
-    assert json.loads(ok("import", path, "--db", db, "--json")) == {"ids": [5]}
-    assert ok("export", "5", "--db", db).splitlines()[1:] == path.read_text().splitlines()[1:]
+    check_export_then_import(db, tmp_path, "2", 5)
 
 
 def test_import_the_hand_written_example_and_continue_it(tmp_path: Path) -> None:

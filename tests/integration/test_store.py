@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -14,6 +12,7 @@ from events.base import IllegalAction
 from replay.branches import branch, continue_game
 from replay.simulate import simulate_one
 from replay.store import ConcurrencyError, EventColumns, NewGame, Seat, Store, StoreError, UnknownGameId
+from tests.locks import held_by_another_process
 
 
 def _event_count(store: Store, game_id: int) -> int:
@@ -111,21 +110,8 @@ def test_a_file_that_is_not_a_database_is_refused(tmp_path: Path) -> None:
 def test_a_database_locked_by_another_process_is_refused_with_a_clear_error(tmp_path: Path) -> None:
     path = tmp_path / "locked.duckdb"
     Store.open(path).close()
-    holder = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            f"import duckdb, time; c = duckdb.connect({str(path)!r}); print('ready', flush=True); time.sleep(30)",
-        ],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
+    with held_by_another_process(path):
         started = time.monotonic()
         with pytest.raises(StoreError, match=r"locked by another process \(pid \d+\)"):
             Store.open(path)
         assert time.monotonic() - started < 10
-    finally:
-        holder.kill()
-        holder.wait()

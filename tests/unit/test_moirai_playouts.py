@@ -1,16 +1,12 @@
-"""Seeded random playouts of Moirai: properties that hold after every event of every game (OpenSpiel's
-random-simulation tests). A module fixture plays the games once; each test checks one property over all of them, and
-a hypothesis test checks every property on games it picks.
+"""Seeded random playouts of Moirai: the properties of tests/playouts.py, and Moirai's cards and lives (M1, M5,
+M6), the draw first (M7), what each seat may see (M3, M9) and the end on the emptied deck (M10, M11).
 """
 
 from __future__ import annotations
 
-import copy
 from collections import Counter
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, fields
-from functools import reduce
-from itertools import accumulate
+from collections.abc import Sequence
+from dataclasses import replace
 from random import Random
 from typing import Any
 
@@ -23,13 +19,10 @@ from engine.moirai import GAME
 from engine.moirai.bots import GreedyBot
 from engine.moirai.cards import FULL_DECK
 from engine.moirai.rules import Draw, Keep, MoiraiState, Take
-from engine.play import Step, chance_rng, first_player, play_out, record, seated, start
-from engine.protocol import CHANCE_TO_MOVE, HIDDEN
-from events.base import Payload
+from engine.protocol import HIDDEN
 from events.moirai import CardKept, CardsDrawn, PileTaken, StartsRevealed
-from replay.snapshots import decode_state, encode_state
-
-STATE_FIELDS = tuple(f.name for f in fields(MoiraiState))
+from tests import playouts
+from tests.playouts import Lineup, Playout
 
 
 class TakerBot:
@@ -44,72 +37,14 @@ class TakerBot:
 BOTS: dict[str, Any] = {"random": RandomBot, "greedy": GreedyBot, "taker": TakerBot}
 
 
-class AuditedBot:
-    """A bot whose every choice is kept with the legal actions it was offered."""
-
-    def __init__(self, bot: Any) -> None:
-        self.bot = bot
-        self.choices: list[tuple[list[Any], Any]] = []
-
-    def choose(self, view: MoiraiState, legal: Sequence[Any], rng: Random) -> Any:
-        """The wrapped bot's choice, recorded."""
-        action = self.bot.choose(view, legal, rng)
-        self.choices.append((list(legal), action))
-        return action
-
-
-@dataclass(frozen=True)
-class Playout:
-    """One finished game: its steps as play_out recorded them and the state after each event."""
-
-    name: str
-    kinds: tuple[str, ...]
-    steps: tuple[Step, ...]
-    final: MoiraiState
-    states: tuple[MoiraiState, ...]  # states[i]: the unchecked fold of the first i payloads
-    choices: tuple[tuple[str, list[Any], Any], ...]
-
-    @property
-    def payloads(self) -> list[Payload]:
-        """The events' payloads in order."""
-        return [step.payload for step in self.steps]
-
-    @property
-    def players(self) -> int:
-        """The number of seats."""
-        return len(self.kinds)
-
-
 def playout(seed: int, kinds: Sequence[str]) -> Playout:
     """A game between these bots (one per player in the line-up), the first player drawn at random."""
-    rng = Random(f"loom/test/moirai/{seed}")
-    order = seated(list(enumerate(kinds)), first_player(len(kinds), rng))
-    state, steps = start(GAME, [f"{kind} {k + 1}" for k, kind in order], rng)
-    seed_of_chance = steps[0].payload.seed  # type: ignore[attr-defined]
-    bots = {seat: AuditedBot(BOTS[kind]()) for seat, (_, kind) in enumerate(order)}
-    bot_rngs = {seat: Random(f"loom/test/bot/{seed}/{seat}") for seat in bots}
-    final, more = play_out(GAME, state, bots, chance_rng(seed_of_chance, len(steps)), bot_rngs)
-    steps += more
-    states = tuple(accumulate((step.payload for step in steps), GAME.apply, initial=GAME.blank()))
-    choices = tuple((order[seat][1], legal, action) for seat, bot in bots.items() for legal, action in bot.choices)
-    seat_kinds = tuple(kind for _, kind in order)
-    return Playout(f"seed {seed}, {'/'.join(seat_kinds)}", seat_kinds, tuple(steps), final, states, choices)
+    return playouts.playout(GAME, BOTS, seed, kinds)
 
 
-def fold(payloads: Iterable[Payload], state: MoiraiState | None = None) -> MoiraiState:
-    """The state after applying `payloads` (unchecked, like the replayer) from `state` or the blank state."""
-    return reduce(GAME.apply, payloads, GAME.blank() if state is None else state)
-
-
-def lineups() -> list[tuple[int, tuple[str, ...]]]:
+def lineups() -> list[Lineup]:
     """(seed, bots) of the seeded games: mostly random bots, some greedy and mixed, a few takers."""
-    games: list[tuple[int, tuple[str, ...]]] = []
-    for players in range(2, 6):
-        games += [(1000 * players + k, ("random",) * players) for k in range(12)]
-        games += [(2000 * players + k, ("greedy",) * players) for k in range(2)]
-        games += [(3000 * players + k, ("greedy",) + ("random",) * (players - 1)) for k in range(3)]
-        games += [(4000 * players + k, ("taker",) * (players - 1) + ("random",)) for k in range(3)]
-    return games
+    return playouts.lineups(range(2, 6), random=12, greedy=2, mixed=3, special=("taker", "random", 3))
 
 
 @pytest.fixture(scope="module")
@@ -121,55 +56,16 @@ def games() -> list[Playout]:
 # --- The properties, each for one game --------------------------------------------------------------------------------
 
 
-def check_replay(game: Playout, prefixes: Iterable[int]) -> None:
-    """Folding a prefix of the log and then the rest equals the full replay and the state play_out built."""
-    payloads = game.payloads
-    assert fold(payloads) == game.final == game.states[-1], game.name
-    for k in prefixes:
-        prefix = fold(payloads[:k])
-        assert prefix == game.states[k], (game.name, k)
-        assert fold(payloads[k:], prefix) == game.final, (game.name, k)
-        restored = decode_state(MoiraiState, encode_state(prefix))
-        assert fold(payloads[k:], restored) == game.final, (game.name, k)
-
-
-def check_checked_replay(game: Playout) -> None:
-    """Recording the log again, each event checked, accepts every event and gives the same turns and actors."""
-    state = GAME.blank()
-    for i, step in enumerate(game.steps):
-        state, again = record(GAME, state, step.payload)
-        assert again == step, (game.name, i)
-        assert state == game.states[i + 1], (game.name, i)
-
-
-def check_apply_is_pure(game: Playout, deep_every: int) -> None:
-    """`apply` returns a new state and leaves its input as it was."""
-    for i, (state, payload) in enumerate(zip(game.states, game.payloads, strict=False)):
-        before = tuple(getattr(state, name) for name in STATE_FIELDS)
-        deep = copy.deepcopy(state) if i % deep_every == 0 else None
-        after = GAME.apply(state, payload)
-        assert after is not state
-        assert all(getattr(state, name) is value for name, value in zip(STATE_FIELDS, before, strict=True))
-        assert deep is None or deep == state, (game.name, i)
-
-
 def check_moves(game: Playout, view_every: int) -> None:
     """A seat to move has legal actions, the same from its own view; the game ends once, at its last event."""
-    for i, state in enumerate(game.states[3:], start=3):
-        mover = GAME.to_move(state)
-        if mover is None:
-            assert i == len(game.states) - 1, (game.name, i)
-            assert GAME.legal_actions(state) == []
-        elif mover != CHANCE_TO_MOVE:
-            legal = GAME.legal_actions(state)
-            assert legal, (game.name, i)
-            if i % view_every == 0:
-                assert GAME.legal_actions(GAME.view(state, mover)) == legal, (game.name, i)
-            if state.drawn:
-                assert all(isinstance(a, Keep) for a in legal)
-            else:
-                assert legal[0] == Draw(), (game.name, i)  # M7: option 1 while the deck lasts
-    assert GAME.to_move(game.final) is None, game.name
+
+    def at_move(i: int, state: MoiraiState, legal: list[Any]) -> None:
+        if state.drawn:
+            assert all(isinstance(a, Keep) for a in legal)
+        else:
+            assert legal[0] == Draw(), (game.name, i)  # M7: option 1 while the deck lasts
+
+    playouts.check_moves(game, view_every, first=3, at_move=at_move)
 
 
 def check_cards(game: Playout) -> None:
@@ -183,12 +79,6 @@ def check_cards(game: Playout) -> None:
                 assert close is None or cards, (game.name, i)
         assert sorted(everywhere) == list(FULL_DECK), (game.name, i)
         assert len(state.deck) == state.deck_left, (game.name, i)
-
-
-def check_snapshots(game: Playout, every: int) -> None:
-    """The state after an event survives encode_state/decode_state unchanged."""
-    for i, state in enumerate(game.states[::every]):
-        assert decode_state(MoiraiState, encode_state(state)) == state, (game.name, i * every)
 
 
 def check_views(game: Playout) -> None:
@@ -242,27 +132,18 @@ def redealt_hidden(state: MoiraiState, seat: int, rng: Random) -> MoiraiState:
         )
         for seen, loom in zip(view.looms, state.looms)
     )
-    changes = {
-        "deck": tuple(swap[c] for c in state.deck),
-        "drawn": tuple(swap[c] for c in state.drawn) if drawn_hidden else state.drawn,
-        "looms": looms,
-        "seed": rng.getrandbits(48),
-    }
-    return MoiraiState(**{name: getattr(state, name) for name in STATE_FIELDS} | changes)
+    return replace(
+        state,
+        deck=tuple(swap[c] for c in state.deck),
+        drawn=tuple(swap[c] for c in state.drawn) if drawn_hidden else state.drawn,
+        looms=looms,
+        seed=rng.getrandbits(48),
+    )
 
 
 def check_view_ignores_hidden_cards(game: Playout, every: int) -> None:
     """A seat's view is the same whatever the cards it cannot see and the seed of chance are (M3, M9)."""
-    rng = Random(game.name)
-    for i, state in enumerate(game.states[3::every]):
-        for seat in range(game.players):
-            assert GAME.view(redealt_hidden(state, seat, rng), seat) == GAME.view(state, seat), (game.name, i, seat)
-
-
-def check_bots(game: Playout) -> None:
-    """Every bot chose one of the legal actions it was offered."""
-    for kind, legal, action in game.choices:
-        assert action in legal, (game.name, kind, action)
+    playouts.check_view_ignores_hidden_cards(game, every, redealt_hidden, first=3)
 
 
 def check_end(game: Playout) -> None:
@@ -277,15 +158,15 @@ def check_end(game: Playout) -> None:
 
 def check_all(game: Playout) -> None:
     """Every property, at full strength."""
-    check_replay(game, [*range(0, len(game.steps), 5), len(game.steps)])
-    check_checked_replay(game)
-    check_apply_is_pure(game, deep_every=1)
+    playouts.check_replay(game, [*range(0, len(game.steps), 5), len(game.steps)])
+    playouts.check_checked_replay(game)
+    playouts.check_apply_is_pure(game, deep_every=1)
     check_moves(game, view_every=1)
     check_cards(game)
-    check_snapshots(game, every=1)
+    playouts.check_snapshots(game, every=1)
     check_views(game)
     check_view_ignores_hidden_cards(game, every=1)
-    check_bots(game)
+    playouts.check_bots(game)
     check_end(game)
 
 
@@ -308,19 +189,19 @@ def test_any_prefix_replays_to_the_same_state(games: list[Playout]) -> None:
     for n, game in enumerate(games):
         last = len(game.steps)
         prefixes = range(last + 1) if n == 0 else {0, 3, last, *Random(n).sample(range(last + 1), 3)}
-        check_replay(game, prefixes)
+        playouts.check_replay(game, prefixes)
 
 
 def test_a_checked_replay_accepts_every_event_and_rebuilds_the_same_steps(games: list[Playout]) -> None:
     """Every event play_out logged passes `check` again, with the same turn and actor."""
     for game in games:
-        check_checked_replay(game)
+        playouts.check_checked_replay(game)
 
 
 def test_apply_never_mutates_its_input(games: list[Playout]) -> None:
     """The state given to `apply` is unchanged afterwards (compared with a deep copy every few events)."""
     for game in games:
-        check_apply_is_pure(game, deep_every=9)
+        playouts.check_apply_is_pure(game, deep_every=9)
 
 
 def test_legal_actions_are_non_empty_until_the_end(games: list[Playout]) -> None:
@@ -338,7 +219,7 @@ def test_every_card_is_somewhere_once_and_lives_rise(games: list[Playout]) -> No
 def test_every_state_round_trips_through_a_snapshot(games: list[Playout]) -> None:
     """decode_state(encode_state(state)) == state after each event (every fifth event of most games)."""
     for n, game in enumerate(games):
-        check_snapshots(game, every=1 if n % 8 == 0 else 5)
+        playouts.check_snapshots(game, every=1 if n % 8 == 0 else 5)
 
 
 def test_a_view_shows_exactly_what_its_seat_may_know(games: list[Playout]) -> None:
@@ -357,7 +238,7 @@ def test_bots_only_choose_legal_actions(games: list[Playout]) -> None:
     """The random, greedy and test bots choose only among the legal actions of their view."""
     assert {kind for game in games for kind, _, _ in game.choices} == {"random", "greedy", "taker"}
     for game in games:
-        check_bots(game)
+        playouts.check_bots(game)
 
 
 def test_the_game_ends_with_the_draw_that_empties_the_deck(games: list[Playout]) -> None:
@@ -373,12 +254,7 @@ def test_a_seeded_playout_is_reproducible() -> None:
 
 def test_greedy_beats_random_clearly() -> None:
     """Over 45 three-player games, the greedy bot (in each seat in turn) wins far more than a random third."""
-    wins = 0
-    for n in range(45):
-        kinds = ["random"] * 3
-        kinds[n % 3] = "greedy"
-        game = playout(5000 + n, kinds)
-        wins += any(game.kinds[seat] == "greedy" for seat in GAME.winners(game.final))
+    wins = playouts.greedy_wins(playout, 45)
     assert wins >= 27, f"greedy won {wins} of 45"
 
 
@@ -401,4 +277,4 @@ def test_any_prefix_continues_to_the_same_end(data: st.DataObject, seed: int, pl
     """Replaying the first k events (directly or from a snapshot) and then the rest gives the full replay."""
     game = playout(seed, ["random"] * players)
     k = data.draw(st.integers(min_value=0, max_value=len(game.steps)), label="prefix")
-    check_replay(game, [k])
+    playouts.check_replay(game, [k])

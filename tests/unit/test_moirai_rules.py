@@ -6,6 +6,7 @@ being imported), or a `MoiraiState` passed its fields. Scoring examples build on
 
 from __future__ import annotations
 
+from functools import partial
 from random import Random
 
 import pytest
@@ -32,9 +33,9 @@ from engine.moirai.scoring import (
     lachesis_8,
     score_table,
 )
-from engine.play import record, start
+from engine.play import start
 from engine.protocol import CHANCE_TO_MOVE, HIDDEN
-from events.base import IllegalAction, Payload
+from events.base import IllegalAction
 from events.moirai import (
     CardKept,
     CardsDrawn,
@@ -44,6 +45,7 @@ from events.moirai import (
     StartsDealt,
     StartsRevealed,
 )
+from tests import recording
 
 NAMES = ("ann", "ben", "cat", "dan", "eve")
 
@@ -61,18 +63,9 @@ def cut(start: int, *cards: int) -> Life:
     return (start, tuple(cards), 99)
 
 
-def record_all(state: MoiraiState, *payloads: Payload) -> MoiraiState:
-    """The state after recording (checking) each payload in turn."""
-    for payload in payloads:
-        state, _ = record(GAME, state, payload)
-    return state
-
-
-def refused(state: MoiraiState, payload: Payload) -> str:
-    """The reason `payload` is refused in `state`."""
-    with pytest.raises(IllegalAction) as refusal:
-        record(GAME, state, payload)
-    return str(refusal.value)
+# Recording hand-written events into a position, and the reason one is refused (tests/recording.py).
+record_all = partial(recording.record_all, GAME)
+refused = partial(recording.refused, GAME)
 
 
 def table_game(players: int = 2, objectives: tuple[int, int, int] = (2, 6, 12)) -> MoiraiState:

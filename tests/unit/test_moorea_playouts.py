@@ -1,16 +1,12 @@
-"""Seeded random playouts of Moorea: properties that hold after every event of every game (OpenSpiel's
-random-simulation tests), as for Motto. A module fixture plays the games once; each test checks one property over
-all of them, and hypothesis checks every property on games it picks.
+"""Seeded random playouts of Moorea, as for Motto: the properties of tests/playouts.py (the snapshot equal to its
+prefix), and Moorea's cards and tools (R3, R5, R8), full table and hand limits (R4, R5, R9) and end (R10).
 """
 
 from __future__ import annotations
 
-import copy
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, fields
-from functools import reduce
-from itertools import accumulate
+from dataclasses import replace
 from random import Random
 from typing import Any
 
@@ -19,18 +15,14 @@ from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
 from engine.bots import RandomBot
-from engine.moorea import Moorea
+from engine.moorea import GAME
 from engine.moorea.bots import GreedyBot
 from engine.moorea.cards import CARDS, FULL_DECK, PRODUCTS, TOOLS, in_game
 from engine.moorea.state import DRAW, MooreaState, hand_limit, phase
-from engine.play import Step, chance_rng, first_player, play_out, record, seated, start
 from engine.protocol import CHANCE_TO_MOVE, HIDDEN
-from events.base import Payload
 from events.moorea import ProductBought, ProductLaidOut, ToolBought
-from replay.snapshots import decode_state, encode_state
-
-GAME = Moorea()
-STATE_FIELDS = tuple(f.name for f in fields(MooreaState))
+from tests import playouts
+from tests.playouts import Lineup, Playout
 
 
 class ToolmakerBot:
@@ -48,72 +40,14 @@ class ToolmakerBot:
 BOTS: dict[str, Any] = {"random": RandomBot, "greedy": GreedyBot, "toolmaker": ToolmakerBot}
 
 
-class AuditedBot:
-    """A bot whose every choice is kept with the legal actions it was offered."""
-
-    def __init__(self, bot: Any) -> None:
-        self.bot = bot
-        self.choices: list[tuple[list[Any], Any]] = []
-
-    def choose(self, view: MooreaState, legal: Sequence[Any], rng: Random) -> Any:
-        """The wrapped bot's choice, recorded."""
-        action = self.bot.choose(view, legal, rng)
-        self.choices.append((list(legal), action))
-        return action
-
-
-@dataclass(frozen=True)
-class Playout:
-    """One finished game: its steps as play_out recorded them and the state after each event."""
-
-    name: str
-    kinds: tuple[str, ...]
-    steps: tuple[Step, ...]
-    final: MooreaState
-    states: tuple[MooreaState, ...]  # states[i]: the unchecked fold of the first i payloads
-    choices: tuple[tuple[str, list[Any], Any], ...]
-
-    @property
-    def payloads(self) -> list[Payload]:
-        """The events' payloads in order."""
-        return [step.payload for step in self.steps]
-
-    @property
-    def players(self) -> int:
-        """The number of seats."""
-        return len(self.kinds)
-
-
 def playout(seed: int, kinds: Sequence[str]) -> Playout:
     """A game between these bots, the first player drawn at random."""
-    rng = Random(f"loom/test/moorea/{seed}")
-    order = seated(list(enumerate(kinds)), first_player(len(kinds), rng))
-    state, steps = start(GAME, [f"{kind} {k + 1}" for k, kind in order], rng)
-    seed_of_chance = steps[0].payload.seed  # type: ignore[attr-defined]
-    bots = {seat: AuditedBot(BOTS[kind]()) for seat, (_, kind) in enumerate(order)}
-    bot_rngs = {seat: Random(f"loom/test/bot/{seed}/{seat}") for seat in bots}
-    final, more = play_out(GAME, state, bots, chance_rng(seed_of_chance, len(steps)), bot_rngs)
-    steps += more
-    states = tuple(accumulate((step.payload for step in steps), GAME.apply, initial=GAME.blank()))
-    choices = tuple((order[seat][1], legal, action) for seat, bot in bots.items() for legal, action in bot.choices)
-    seat_kinds = tuple(kind for _, kind in order)
-    return Playout(f"seed {seed}, {'/'.join(seat_kinds)}", seat_kinds, tuple(steps), final, states, choices)
+    return playouts.playout(GAME, BOTS, seed, kinds)
 
 
-def fold(payloads: Iterable[Payload], state: MooreaState | None = None) -> MooreaState:
-    """The state after applying `payloads` (unchecked, like the replayer)."""
-    return reduce(GAME.apply, payloads, GAME.blank() if state is None else state)
-
-
-def lineups() -> list[tuple[int, tuple[str, ...]]]:
+def lineups() -> list[Lineup]:
     """(seed, bots) of the seeded games: random, greedy, mixed, and tool buyers, 2 to 5 players."""
-    games: list[tuple[int, tuple[str, ...]]] = []
-    for players in range(2, 6):
-        games += [(1000 * players + k, ("random",) * players) for k in range(4)]
-        games += [(2000 * players + k, ("greedy",) * players) for k in range(2)]
-        games += [(3000 * players + k, ("greedy",) + ("random",) * (players - 1)) for k in range(2)]
-        games += [(4000 * players + k, ("toolmaker",) * (players - 1) + ("greedy",)) for k in range(2)]
-    return games
+    return playouts.lineups(range(2, 6), random=4, greedy=2, mixed=2, special=("toolmaker", "greedy", 2))
 
 
 @pytest.fixture(scope="module")
@@ -127,48 +61,7 @@ def games() -> list[Playout]:
 
 def check_replay(game: Playout, prefixes: Iterable[int]) -> None:
     """Folding a prefix and then the rest equals the full replay and the state play_out built; so does a snapshot."""
-    payloads = game.payloads
-    assert fold(payloads) == game.final == game.states[-1], game.name
-    for k in prefixes:
-        prefix = fold(payloads[:k])
-        assert prefix == game.states[k], (game.name, k)
-        restored = decode_state(MooreaState, encode_state(prefix))
-        assert restored == prefix and fold(payloads[k:], restored) == game.final, (game.name, k)
-
-
-def check_checked_replay(game: Playout) -> None:
-    """Recording the log again, each event checked, accepts every event with the same turns and actors."""
-    state = GAME.blank()
-    for i, step in enumerate(game.steps):
-        state, again = record(GAME, state, step.payload)
-        assert again == step, (game.name, i)
-        assert state == game.states[i + 1], (game.name, i)
-
-
-def check_apply_is_pure(game: Playout, deep_every: int) -> None:
-    """`apply` returns a new state and leaves its input as it was."""
-    for i, (state, payload) in enumerate(zip(game.states, game.payloads, strict=False)):
-        before = tuple(getattr(state, name) for name in STATE_FIELDS)
-        deep = copy.deepcopy(state) if i % deep_every == 0 else None
-        after = GAME.apply(state, payload)
-        assert after is not state
-        assert all(getattr(state, name) is value for name, value in zip(STATE_FIELDS, before, strict=True))
-        assert deep is None or deep == state, (game.name, i)
-
-
-def check_moves(game: Playout, view_every: int) -> None:
-    """A seat to move has legal actions, the same from its view; the game ends once, at its last event."""
-    for i, state in enumerate(game.states[2:], start=2):
-        mover = GAME.to_move(state)
-        if mover is None:
-            assert i == len(game.states) - 1, (game.name, i)
-            assert GAME.legal_actions(state) == []
-        elif mover != CHANCE_TO_MOVE:
-            legal = GAME.legal_actions(state)
-            assert legal, (game.name, i)
-            if i % view_every == 0:
-                assert GAME.legal_actions(GAME.view(state, mover)) == legal, (game.name, i)
-    assert GAME.to_move(game.final) is None, game.name
+    playouts.check_replay(game, prefixes, snapshot_only=True)
 
 
 def check_conservation(game: Playout) -> None:
@@ -233,14 +126,7 @@ def redealt_hidden(state: MooreaState, seat: int, rng: Random) -> MooreaState:
         rest = rest[count:]
     pile = list(state.pile)
     rng.shuffle(pile)
-    changes = {"deck": deck, "hands": tuple(hands), "pile": tuple(pile), "seed": rng.getrandbits(48)}
-    return MooreaState(**{name: getattr(state, name) for name in STATE_FIELDS} | changes)
-
-
-def check_bots(game: Playout) -> None:
-    """Every bot chose one of the legal actions it was offered."""
-    for kind, legal, action in game.choices:
-        assert action in legal, (game.name, kind, action)
+    return replace(state, deck=deck, hands=tuple(hands), pile=tuple(pile), seed=rng.getrandbits(48))
 
 
 def check_end(game: Playout) -> None:
@@ -264,13 +150,13 @@ def check_end(game: Playout) -> None:
 def check_all(game: Playout) -> None:
     """Every property, at full strength."""
     check_replay(game, [*range(0, len(game.steps), 25), len(game.steps)])
-    check_checked_replay(game)
-    check_apply_is_pure(game, deep_every=3)
-    check_moves(game, view_every=1)
+    playouts.check_checked_replay(game)
+    playouts.check_apply_is_pure(game, deep_every=3)
+    playouts.check_moves(game, view_every=1)
     check_conservation(game)
     check_table(game)
     check_views(game, every=7)
-    check_bots(game)
+    playouts.check_bots(game)
     check_end(game)
 
 
@@ -307,19 +193,19 @@ def test_replaying_any_prefix_then_the_rest_equals_the_full_replay(games: list[P
 def test_a_checked_replay_accepts_every_event_and_rebuilds_the_same_steps(games: list[Playout]) -> None:
     """Every event play_out logged passes `check` again, with the same turn and actor."""
     for game in games:
-        check_checked_replay(game)
+        playouts.check_checked_replay(game)
 
 
 def test_apply_never_mutates_its_input(games: list[Playout]) -> None:
     """The state given to `apply` is unchanged afterwards."""
     for game in games:
-        check_apply_is_pure(game, deep_every=11)
+        playouts.check_apply_is_pure(game, deep_every=11)
 
 
 def test_legal_actions_are_non_empty_until_the_end(games: list[Playout]) -> None:
     """Whenever a seat is to move it has a legal action, the same from its own view; the game ends only at its end."""
     for game in games:
-        check_moves(game, view_every=4)
+        playouts.check_moves(game, view_every=4)
 
 
 def test_cards_and_tools_are_conserved(games: list[Playout]) -> None:
@@ -343,7 +229,7 @@ def test_a_view_hides_what_it_must_and_nothing_hidden_leaks(games: list[Playout]
 def test_bots_only_choose_legal_actions(games: list[Playout]) -> None:
     """The random, greedy and test bots choose only among the legal actions of their view."""
     for game in games:
-        check_bots(game)
+        playouts.check_bots(game)
 
 
 def test_the_end_gives_every_seat_exactly_one_more_turn(games: list[Playout]) -> None:
@@ -359,12 +245,7 @@ def test_a_seeded_playout_is_reproducible() -> None:
 
 def test_greedy_beats_random_clearly() -> None:
     """Over 30 three-player games, the greedy bot (in each seat in turn) wins far more than a random third."""
-    wins = 0
-    for n in range(30):
-        kinds = ["random"] * 3
-        kinds[n % 3] = "greedy"
-        game = playout(5000 + n, kinds)
-        wins += any(game.kinds[seat] == "greedy" for seat in GAME.winners(game.final))
+    wins = playouts.greedy_wins(playout, 30)
     assert wins >= 25, f"greedy won {wins} of 30"
 
 

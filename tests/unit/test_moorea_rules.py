@@ -8,6 +8,7 @@ Positions are built by hand: a `MooreaState` given its fields by `table`, or han
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from random import Random
 
 import pytest
@@ -43,7 +44,7 @@ from engine.moorea.state import (
     Pass,
     phase,
 )
-from engine.play import Step, act, record, start
+from engine.play import Step, act, start
 from engine.protocol import CHANCE_TO_MOVE, HIDDEN
 from events.base import IllegalAction, Payload
 from events.moorea import (
@@ -61,6 +62,7 @@ from events.moorea import (
     ToolBought,
     TurnPassed,
 )
+from tests import recording
 
 GAME = Moorea()
 NAMES = ("andrea", "ben", "cleo", "dora", "emil")
@@ -140,18 +142,9 @@ def table(
     return state
 
 
-def record_all(state: MooreaState, *payloads: Payload) -> MooreaState:
-    """The state after recording (checking) each payload in turn."""
-    for payload in payloads:
-        state, _ = record(GAME, state, payload)
-    return state
-
-
-def refused(state: MooreaState, payload: Payload) -> str:
-    """The reason `payload` is refused in `state`."""
-    with pytest.raises(IllegalAction) as refusal:
-        record(GAME, state, payload)
-    return str(refusal.value)
+# Recording hand-written events into a position, and the reason one is refused (tests/recording.py).
+record_all = partial(recording.record_all, GAME)
+refused = partial(recording.refused, GAME)
 
 
 def held(state: MooreaState, seat: int) -> list[str]:

@@ -1,16 +1,12 @@
-"""Seeded random playouts of Motto: properties that hold after every event of every game (OpenSpiel's random-simulation
-tests). A module fixture plays the games once; each test checks one property over all of them, and a hypothesis test
-checks every property on games it picks.
+"""Seeded random playouts of Motto: the properties of tests/playouts.py, and Motto's tokens, points and cards
+(T1, T2), full pool (T4), hidden hands (T3, T4) and end (T7), after every event of every game.
 """
 
 from __future__ import annotations
 
-import copy
 from collections import Counter
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, fields
-from functools import reduce
-from itertools import accumulate
+from collections.abc import Sequence
+from dataclasses import replace
 from random import Random
 from typing import Any
 
@@ -19,20 +15,17 @@ from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
 from engine.bots import RandomBot
-from engine.motto import Motto
+from engine.motto import GAME
 from engine.motto.bots import GreedyBot
 from engine.motto.cards import FULL_DECK, POOL_SIZE, TOKEN_POINTS, VALUES, card
 from engine.motto.rules import Draw, MottoState, Pass, Play
-from engine.play import Step, chance_rng, first_player, play_out, record, seated, start
 from engine.protocol import CHANCE_TO_MOVE, HIDDEN
-from events.base import Payload
 from events.motto import CardsPlayed, PoolCardTaken
-from replay.snapshots import decode_state, encode_state
+from tests import playouts
+from tests.playouts import Lineup, Playout
 
-GAME = Motto()
 TOKENS = len(VALUES) * len(TOKEN_POINTS)  # 27
 POINTS = len(VALUES) * sum(TOKEN_POINTS)  # 54
-STATE_FIELDS = tuple(f.name for f in fields(MottoState))
 
 
 class HoarderBot:
@@ -47,72 +40,14 @@ class HoarderBot:
 BOTS: dict[str, Any] = {"random": RandomBot, "greedy": GreedyBot, "hoarder": HoarderBot}
 
 
-class AuditedBot:
-    """A bot whose every choice is kept with the legal actions it was offered."""
-
-    def __init__(self, bot: Any) -> None:
-        self.bot = bot
-        self.choices: list[tuple[list[Any], Any]] = []
-
-    def choose(self, view: MottoState, legal: Sequence[Any], rng: Random) -> Any:
-        """The wrapped bot's choice, recorded."""
-        action = self.bot.choose(view, legal, rng)
-        self.choices.append((list(legal), action))
-        return action
-
-
-@dataclass(frozen=True)
-class Playout:
-    """One finished game: its steps as play_out recorded them and the state after each event."""
-
-    name: str
-    kinds: tuple[str, ...]  # the bot of each seat
-    steps: tuple[Step, ...]
-    final: MottoState  # built step by step by start/play_out (checked events)
-    states: tuple[MottoState, ...]  # states[i]: the unchecked fold of the first i payloads
-    choices: tuple[tuple[str, list[Any], Any], ...]  # (bot kind, legal actions offered, action chosen)
-
-    @property
-    def payloads(self) -> list[Payload]:
-        """The events' payloads in order."""
-        return [step.payload for step in self.steps]
-
-    @property
-    def players(self) -> int:
-        """The number of seats."""
-        return len(self.kinds)
-
-
 def playout(seed: int, kinds: Sequence[str]) -> Playout:
     """A game between these bots (one per player in the line-up), the first player drawn at random (T3)."""
-    rng = Random(f"loom/test/motto/{seed}")
-    order = seated(list(enumerate(kinds)), first_player(len(kinds), rng))
-    state, steps = start(GAME, [f"{kind} {k + 1}" for k, kind in order], rng)
-    seed_of_chance = steps[0].payload.seed  # type: ignore[attr-defined]
-    bots = {seat: AuditedBot(BOTS[kind]()) for seat, (_, kind) in enumerate(order)}
-    bot_rngs = {seat: Random(f"loom/test/bot/{seed}/{seat}") for seat in bots}
-    final, more = play_out(GAME, state, bots, chance_rng(seed_of_chance, len(steps)), bot_rngs)
-    steps += more
-    states = tuple(accumulate((step.payload for step in steps), GAME.apply, initial=GAME.blank()))
-    choices = tuple((order[seat][1], legal, action) for seat, bot in bots.items() for legal, action in bot.choices)
-    seat_kinds = tuple(kind for _, kind in order)
-    return Playout(f"seed {seed}, {'/'.join(seat_kinds)}", seat_kinds, tuple(steps), final, states, choices)
+    return playouts.playout(GAME, BOTS, seed, kinds)
 
 
-def fold(payloads: Iterable[Payload], state: MottoState | None = None) -> MottoState:
-    """The state after applying `payloads` (unchecked, like the replayer) from `state` or the blank state."""
-    return reduce(GAME.apply, payloads, GAME.blank() if state is None else state)
-
-
-def lineups() -> list[tuple[int, tuple[str, ...]]]:
+def lineups() -> list[Lineup]:
     """(seed, bots) of the seeded games: mostly random bots, some greedy and mixed, a few hoarders."""
-    games: list[tuple[int, tuple[str, ...]]] = []
-    for players in range(2, 6):
-        games += [(1000 * players + k, ("random",) * players) for k in range(30)]
-        games += [(2000 * players + k, ("greedy",) * players) for k in range(5)]
-        games += [(3000 * players + k, ("greedy",) + ("random",) * (players - 1)) for k in range(5)]
-        games += [(4000 * players + k, ("hoarder",) * (players - 1) + ("random",)) for k in range(2)]
-    return games
+    return playouts.lineups(range(2, 6), random=30, greedy=5, mixed=5, special=("hoarder", "random", 2))
 
 
 @pytest.fixture(scope="module")
@@ -124,53 +59,16 @@ def games() -> list[Playout]:
 # --- The properties, each for one game --------------------------------------------------------------------------------
 
 
-def check_replay(game: Playout, prefixes: Iterable[int]) -> None:
-    """Folding a prefix of the log and then the rest equals the full replay and the state play_out built."""
-    payloads = game.payloads
-    assert fold(payloads) == game.final == game.states[-1], game.name
-    for k in prefixes:
-        prefix = fold(payloads[:k])
-        assert prefix == game.states[k], (game.name, k)
-        assert fold(payloads[k:], prefix) == game.final, (game.name, k)
-        restored = decode_state(MottoState, encode_state(prefix))
-        assert fold(payloads[k:], restored) == game.final, (game.name, k)
-
-
-def check_checked_replay(game: Playout) -> None:
-    """Recording the log again, each event checked, accepts every event and gives the same turns and actors."""
-    state = GAME.blank()
-    for i, step in enumerate(game.steps):
-        state, again = record(GAME, state, step.payload)
-        assert again == step, (game.name, i)
-        assert state == game.states[i + 1], (game.name, i)
-
-
-def check_apply_is_pure(game: Playout, deep_every: int) -> None:
-    """`apply` returns a new state and leaves its input as it was: the same field objects, equal to a deep copy."""
-    for i, (state, payload) in enumerate(zip(game.states, game.payloads, strict=False)):
-        before = tuple(getattr(state, name) for name in STATE_FIELDS)
-        deep = copy.deepcopy(state) if i % deep_every == 0 else None
-        after = GAME.apply(state, payload)
-        assert after is not state
-        assert all(getattr(state, name) is value for name, value in zip(STATE_FIELDS, before, strict=True))
-        assert deep is None or deep == state, (game.name, i)
-
-
 def check_moves(game: Playout, view_every: int) -> None:
     """A seat to move has legal actions (and the same from its view); the game ends once, at its last event (T7)."""
-    for i, state in enumerate(game.states[2:], start=2):
-        mover = GAME.to_move(state)
-        if mover is None:
-            assert i == len(game.states) - 1, (game.name, i)
-            assert GAME.legal_actions(state) == []
-            assert all(height <= 1 for height in state.stacks)
-        elif mover != CHANCE_TO_MOVE:
-            legal = GAME.legal_actions(state)
-            assert legal, (game.name, i)
-            if i % view_every == 0:
-                assert GAME.legal_actions(GAME.view(state, mover)) == legal, (game.name, i)
-            assert Pass() not in legal or legal == [Pass()], (game.name, i)  # T6: pass only with nothing else
-    assert GAME.to_move(game.final) is None, game.name
+
+    def at_end(state: MottoState) -> None:
+        assert all(height <= 1 for height in state.stacks)
+
+    def at_move(i: int, state: MottoState, legal: list[Any]) -> None:
+        assert Pass() not in legal or legal == [Pass()], (game.name, i)  # T6: pass only with nothing else
+
+    playouts.check_moves(game, view_every, at_end=at_end, at_move=at_move)
 
 
 def check_conservation(game: Playout) -> None:
@@ -197,12 +95,6 @@ def check_pool(game: Playout) -> None:
             assert len(state.pool) == POOL_SIZE and state.deck, (game.name, i)
         else:
             assert Draw() not in GAME.legal_actions(state), (game.name, i)
-
-
-def check_snapshots(game: Playout, every: int) -> None:
-    """The state after an event survives encode_state/decode_state unchanged."""
-    for i, state in enumerate(game.states[::every]):
-        assert decode_state(MottoState, encode_state(state)) == state, (game.name, i * every)
 
 
 def check_views(game: Playout) -> None:
@@ -248,23 +140,13 @@ def redealt_hidden(state: MottoState, seat: int, rng: Random) -> MottoState:
         dealt, hidden = hidden[: len(unseen[other])], hidden[len(unseen[other]) :]
         hands.append(hand if other == seat else tuple(sorted([*state.shown[other], *dealt])))
     seed = rng.getrandbits(48)  # the seed of later chance fixes the order of every reshuffled deck
-    changes = {"deck": deck, "hands": tuple(hands), "seed": seed}
-    return MottoState(**{name: getattr(state, name) for name in STATE_FIELDS} | changes)
+    return replace(state, deck=deck, hands=tuple(hands), seed=seed)
 
 
 def check_view_ignores_hidden_cards(game: Playout, every: int) -> None:
     """A seat's view is the same whatever the cards it cannot see and the seed of chance are: nothing hidden leaks
     into it (T4)."""
-    rng = Random(game.name)
-    for i, state in enumerate(game.states[2::every]):
-        for seat in range(game.players):
-            assert GAME.view(redealt_hidden(state, seat, rng), seat) == GAME.view(state, seat), (game.name, i, seat)
-
-
-def check_bots(game: Playout) -> None:
-    """Every bot chose one of the legal actions it was offered."""
-    for kind, legal, action in game.choices:
-        assert action in legal, (game.name, kind, action)
+    playouts.check_view_ignores_hidden_cards(game, every, redealt_hidden)
 
 
 def check_end(game: Playout) -> None:
@@ -280,16 +162,16 @@ def check_end(game: Playout) -> None:
 
 def check_all(game: Playout) -> None:
     """Every property, at full strength."""
-    check_replay(game, [*range(0, len(game.steps), 5), len(game.steps)])
-    check_checked_replay(game)
-    check_apply_is_pure(game, deep_every=1)
+    playouts.check_replay(game, [*range(0, len(game.steps), 5), len(game.steps)])
+    playouts.check_checked_replay(game)
+    playouts.check_apply_is_pure(game, deep_every=1)
     check_moves(game, view_every=1)
     check_conservation(game)
     check_pool(game)
-    check_snapshots(game, every=1)
+    playouts.check_snapshots(game, every=1)
     check_views(game)
     check_view_ignores_hidden_cards(game, every=1)
-    check_bots(game)
+    playouts.check_bots(game)
     check_end(game)
 
 
@@ -315,19 +197,19 @@ def test_replaying_any_prefix_then_the_rest_equals_the_full_replay(games: list[P
     for n, game in enumerate(games):
         last = len(game.steps)
         prefixes = range(last + 1) if n == 0 else {0, 2, last, *Random(n).sample(range(last + 1), 3)}
-        check_replay(game, prefixes)
+        playouts.check_replay(game, prefixes)
 
 
 def test_a_checked_replay_accepts_every_event_and_rebuilds_the_same_steps(games: list[Playout]) -> None:
     """Every event play_out logged passes `check` again, with the same turn and actor."""
     for game in games:
-        check_checked_replay(game)
+        playouts.check_checked_replay(game)
 
 
 def test_apply_never_mutates_its_input(games: list[Playout]) -> None:
     """The state given to `apply` is unchanged afterwards (compared with a deep copy every few events)."""
     for game in games:
-        check_apply_is_pure(game, deep_every=9)
+        playouts.check_apply_is_pure(game, deep_every=9)
 
 
 def test_legal_actions_are_non_empty_until_the_end(games: list[Playout]) -> None:
@@ -351,7 +233,7 @@ def test_the_pool_is_full_whenever_cards_are_left_to_fill_it(games: list[Playout
 def test_every_state_round_trips_through_a_snapshot(games: list[Playout]) -> None:
     """decode_state(encode_state(state)) == state after each event (every fifth event of most games)."""
     for n, game in enumerate(games):
-        check_snapshots(game, every=1 if n % 8 == 0 else 5)
+        playouts.check_snapshots(game, every=1 if n % 8 == 0 else 5)
 
 
 def test_a_view_never_shows_another_seats_hidden_cards(games: list[Playout]) -> None:
@@ -370,7 +252,7 @@ def test_bots_only_choose_legal_actions(games: list[Playout]) -> None:
     """The random, greedy and test bots choose only among the legal actions of their view."""
     assert {kind for game in games for kind, _, _ in game.choices} == {"random", "greedy", "hoarder"}
     for game in games:
-        check_bots(game)
+        playouts.check_bots(game)
 
 
 def test_the_end_gives_each_other_seat_exactly_one_more_turn(games: list[Playout]) -> None:
@@ -386,12 +268,7 @@ def test_a_seeded_playout_is_reproducible() -> None:
 
 def test_greedy_beats_random_clearly() -> None:
     """Over 60 three-player games, the greedy bot (in each seat in turn) wins far more than a random third."""
-    wins = 0
-    for n in range(60):
-        kinds = ["random"] * 3
-        kinds[n % 3] = "greedy"
-        game = playout(5000 + n, kinds)
-        wins += any(game.kinds[seat] == "greedy" for seat in GAME.winners(game.final))
+    wins = playouts.greedy_wins(playout, 60)
     assert wins >= 45, f"greedy won {wins} of 60"
 
 
@@ -415,4 +292,4 @@ def test_any_prefix_continues_to_the_same_end(data: st.DataObject, seed: int, pl
     """Replaying the first k events (directly or from a snapshot) and then the rest gives the full replay."""
     game = playout(seed, ["random"] * players)
     k = data.draw(st.integers(min_value=0, max_value=len(game.steps)), label="prefix")
-    check_replay(game, [k])
+    playouts.check_replay(game, [k])

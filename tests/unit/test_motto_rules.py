@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
+from functools import partial
 from itertools import combinations, product
 from random import Random
 
@@ -42,6 +43,7 @@ from events.motto import (
     PoolRefilled,
     TurnPassed,
 )
+from tests import recording
 
 GAME = Motto()
 NAMES = ("ann", "bob", "cat", "dan", "eve")
@@ -117,18 +119,9 @@ def dealt(hands: Sequence[Sequence[str]], pool: Sequence[str] = POOL) -> MottoSt
     return state
 
 
-def record_all(state: MottoState, *payloads: Payload) -> MottoState:
-    """The state after recording (checking) each payload in turn."""
-    for payload in payloads:
-        state, _ = record(GAME, state, payload)
-    return state
-
-
-def refused(state: MottoState, payload: Payload) -> str:
-    """The reason `payload` is refused in `state`."""
-    with pytest.raises(IllegalAction) as refusal:
-        record(GAME, state, payload)
-    return str(refusal.value)
+# Recording hand-written events into a position, and the reason one is refused (tests/recording.py).
+record_all = partial(recording.record_all, GAME)
+refused = partial(recording.refused, GAME)
 
 
 def rejected(state: MottoState, payload: Payload) -> str:

@@ -1,16 +1,12 @@
-"""Seeded random playouts of Stones of Fate: properties that hold after every event of every game (OpenSpiel's
-random-simulation tests). A module fixture plays the games once; each test checks one property over all of them, and
-a hypothesis test checks every property on games it picks.
+"""Seeded random playouts of Stones of Fate: the properties of tests/playouts.py, and the turns of two actions
+(S5-S7), cards and stones (S3), what each seat remembers (S3, S5) and the final flip (S10, S11).
 """
 
 from __future__ import annotations
 
-import copy
 from collections import Counter
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, fields
-from functools import reduce
-from itertools import accumulate
+from collections.abc import Sequence
+from dataclasses import replace
 from random import Random
 from typing import Any
 
@@ -19,86 +15,27 @@ from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
 from engine.bots import RandomBot
-from engine.play import MAX_TURNS, Step, chance_rng, first_player, play_out, record, seated, start
-from engine.protocol import CHANCE_TO_MOVE, HIDDEN
-from engine.stones_of_fate import StonesOfFate
+from engine.play import MAX_TURNS
+from engine.protocol import HIDDEN
+from engine.stones_of_fate import GAME
 from engine.stones_of_fate.bots import GreedyBot
 from engine.stones_of_fate.cards import STONES
 from engine.stones_of_fate.state import EMPTY, StonesState
-from events.base import Payload
 from events.stones_of_fate import DeathGiven, FinalFlip
-from replay.snapshots import decode_state, encode_state
+from tests import playouts
+from tests.playouts import Lineup, Playout
 
-GAME = StonesOfFate()
-STATE_FIELDS = tuple(f.name for f in fields(StonesState))
 BOTS: dict[str, Any] = {"random": RandomBot, "greedy": GreedyBot}
-
-
-class AuditedBot:
-    """A bot whose every choice is kept with the view and the legal actions it was offered."""
-
-    def __init__(self, bot: Any) -> None:
-        self.bot = bot
-        self.choices: list[tuple[list[Any], Any]] = []
-
-    def choose(self, view: StonesState, legal: Sequence[Any], rng: Random) -> Any:
-        """The wrapped bot's choice, recorded."""
-        action = self.bot.choose(view, legal, rng)
-        self.choices.append((list(legal), action))
-        return action
-
-
-@dataclass(frozen=True)
-class Playout:
-    """One finished game: its steps as play_out recorded them and the state after each event."""
-
-    name: str
-    kinds: tuple[str, ...]
-    steps: tuple[Step, ...]
-    final: StonesState
-    states: tuple[StonesState, ...]  # states[i]: the unchecked fold of the first i payloads
-    choices: tuple[tuple[str, list[Any], Any], ...]
-
-    @property
-    def payloads(self) -> list[Payload]:
-        """The events' payloads in order."""
-        return [step.payload for step in self.steps]
-
-    @property
-    def players(self) -> int:
-        """The number of seats."""
-        return len(self.kinds)
 
 
 def playout(seed: int, kinds: Sequence[str]) -> Playout:
     """A game between these bots, the first player drawn at random, as the simulator plays it."""
-    rng = Random(f"loom/test/stones-of-fate/{seed}")
-    order = seated(list(enumerate(kinds)), first_player(len(kinds), rng))
-    state, steps = start(GAME, [f"{kind} {k + 1}" for k, kind in order], rng)
-    seed_of_chance = steps[0].payload.seed  # type: ignore[attr-defined]
-    bots = {seat: AuditedBot(BOTS[kind]()) for seat, (_, kind) in enumerate(order)}
-    bot_rngs = {seat: Random(f"loom/test/bot/{seed}/{seat}") for seat in bots}
-    final, more = play_out(GAME, state, bots, chance_rng(seed_of_chance, len(steps)), bot_rngs)
-    steps += more
-    states = tuple(accumulate((step.payload for step in steps), GAME.apply, initial=GAME.blank()))
-    choices = tuple((order[seat][1], legal, action) for seat, bot in bots.items() for legal, action in bot.choices)
-    seat_kinds = tuple(kind for _, kind in order)
-    return Playout(f"seed {seed}, {'/'.join(seat_kinds)}", seat_kinds, tuple(steps), final, states, choices)
+    return playouts.playout(GAME, BOTS, seed, kinds)
 
 
-def fold(payloads: Iterable[Payload], state: StonesState | None = None) -> StonesState:
-    """The state after applying `payloads` (unchecked, like the replayer)."""
-    return reduce(GAME.apply, payloads, GAME.blank() if state is None else state)
-
-
-def lineups() -> list[tuple[int, tuple[str, ...]]]:
+def lineups() -> list[Lineup]:
     """(seed, bots) of the seeded games: 2-4 players, mostly random bots, some greedy and mixed."""
-    games: list[tuple[int, tuple[str, ...]]] = []
-    for players in range(2, 5):
-        games += [(1000 * players + k, ("random",) * players) for k in range(14)]
-        games += [(2000 * players + k, ("greedy",) * players) for k in range(3)]
-        games += [(3000 * players + k, ("greedy",) + ("random",) * (players - 1)) for k in range(3)]
-    return games
+    return playouts.lineups(range(2, 5), random=14, greedy=3, mixed=3)
 
 
 @pytest.fixture(scope="module")
@@ -110,50 +47,9 @@ def games() -> list[Playout]:
 # --- The properties, each for one game --------------------------------------------------------------------------------
 
 
-def check_replay(game: Playout, prefixes: Iterable[int]) -> None:
-    """Folding a prefix and then the rest equals the full replay and the state play_out built; so does a snapshot."""
-    payloads = game.payloads
-    assert fold(payloads) == game.final == game.states[-1], game.name
-    for k in prefixes:
-        prefix = fold(payloads[:k])
-        assert prefix == game.states[k], (game.name, k)
-        assert fold(payloads[k:], prefix) == game.final, (game.name, k)
-        restored = decode_state(StonesState, encode_state(prefix))
-        assert fold(payloads[k:], restored) == game.final, (game.name, k)
-
-
-def check_checked_replay(game: Playout) -> None:
-    """Recording the log again, each event checked, accepts every event with the same turns and actors."""
-    state = GAME.blank()
-    for i, step in enumerate(game.steps):
-        state, again = record(GAME, state, step.payload)
-        assert again == step, (game.name, i)
-        assert state == game.states[i + 1], (game.name, i)
-
-
-def check_apply_is_pure(game: Playout, deep_every: int) -> None:
-    """`apply` leaves its input as it was."""
-    for i, (state, payload) in enumerate(zip(game.states, game.payloads, strict=False)):
-        before = tuple(getattr(state, name) for name in STATE_FIELDS)
-        deep = copy.deepcopy(state) if i % deep_every == 0 else None
-        after = GAME.apply(state, payload)
-        assert after is not state
-        assert all(getattr(state, name) is value for name, value in zip(STATE_FIELDS, before, strict=True))
-        assert deep is None or deep == state, (game.name, i)
-
-
 def check_moves(game: Playout, view_every: int) -> None:
     """A seat to move has legal actions, the same from its own view; the game ends once, at its last event."""
-    for i, state in enumerate(game.states[2:], start=2):
-        mover = GAME.to_move(state)
-        if mover is None:
-            assert i == len(game.states) - 1, (game.name, i)
-            assert GAME.legal_actions(state) == []
-        elif mover != CHANCE_TO_MOVE:
-            legal = GAME.legal_actions(state)
-            assert legal, (game.name, i)
-            if i % view_every == 0:
-                assert GAME.legal_actions(GAME.view(state, mover)) == legal, (game.name, i)
+    playouts.check_moves(game, view_every, ends_at_final=False)  # check_end sees the end (S10-S11)
 
 
 def check_turns(game: Playout) -> None:
@@ -188,12 +84,6 @@ def check_end(game: Playout) -> None:
     assert GAME.winners(game.final)
 
 
-def check_snapshots(game: Playout, every: int) -> None:
-    """The state after an event survives encode_state/decode_state unchanged."""
-    for i, state in enumerate(game.states[::every]):
-        assert decode_state(StonesState, encode_state(state)) == state, (game.name, i * every)
-
-
 def check_views(game: Playout) -> None:
     """S3, S5: a seat's memory is never wrong; its view shows face-up cards and what it remembers, the rest HIDDEN;
     the deck and the seed are hidden."""
@@ -222,39 +112,27 @@ def redealt_hidden(state: StonesState, seat: int, rng: Random) -> StonesState:
     for p in slots:
         spread[p] = hidden.pop()
     deck = state.deck[:keep_top] + tuple(hidden)
-    changes = {"spread": tuple(spread), "deck": deck, "seed": rng.getrandbits(48)}
-    return StonesState(**{name: getattr(state, name) for name in STATE_FIELDS} | changes)
+    return replace(state, spread=tuple(spread), deck=deck, seed=rng.getrandbits(48))
 
 
 def check_view_ignores_hidden_cards(game: Playout, every: int) -> None:
     """A seat's view is the same whatever the cards it cannot see are: nothing hidden leaks into it."""
-    rng = Random(game.name)
-    for i, state in enumerate(game.states[2::every]):
-        if not state.deck_ordered:
-            continue
-        for seat in range(game.players):
-            assert GAME.view(redealt_hidden(state, seat, rng), seat) == GAME.view(state, seat), (game.name, i, seat)
-
-
-def check_bots(game: Playout) -> None:
-    """Every bot chose one of the legal actions it was offered."""
-    for kind, legal, action in game.choices:
-        assert action in legal, (game.name, kind, action)
+    playouts.check_view_ignores_hidden_cards(game, every, redealt_hidden, only=lambda state: state.deck_ordered)
 
 
 def check_all(game: Playout) -> None:
     """Every property, at full strength."""
-    check_replay(game, [*range(0, len(game.steps), 7), len(game.steps)])
-    check_checked_replay(game)
-    check_apply_is_pure(game, deep_every=1)
+    playouts.check_replay(game, [*range(0, len(game.steps), 7), len(game.steps)])
+    playouts.check_checked_replay(game)
+    playouts.check_apply_is_pure(game, deep_every=1)
     check_moves(game, view_every=1)
     check_turns(game)
     check_conservation(game)
     check_end(game)
-    check_snapshots(game, every=1)
+    playouts.check_snapshots(game, every=1)
     check_views(game)
     check_view_ignores_hidden_cards(game, every=1)
-    check_bots(game)
+    playouts.check_bots(game)
 
 
 # --- The seeded games -------------------------------------------------------------------------------------------------
@@ -274,19 +152,19 @@ def test_replaying_any_prefix_then_the_rest_equals_the_full_replay(games: list[P
     for n, game in enumerate(games):
         last = len(game.steps)
         prefixes = range(0, last + 1, 4) if n == 0 else {0, last, *Random(n).sample(range(last + 1), 2)}
-        check_replay(game, prefixes)
+        playouts.check_replay(game, prefixes)
 
 
 def test_a_checked_replay_accepts_every_event_and_rebuilds_the_same_steps(games: list[Playout]) -> None:
     """Every event play_out logged passes `check` again, with the same turn and actor."""
     for game in games:
-        check_checked_replay(game)
+        playouts.check_checked_replay(game)
 
 
 def test_apply_never_mutates_its_input(games: list[Playout]) -> None:
     """The state given to `apply` is unchanged afterwards."""
     for game in games:
-        check_apply_is_pure(game, deep_every=11)
+        playouts.check_apply_is_pure(game, deep_every=11)
 
 
 def test_legal_actions_are_non_empty_until_the_end(games: list[Playout]) -> None:
@@ -316,7 +194,7 @@ def test_every_game_ends_with_the_final_flip(games: list[Playout]) -> None:
 def test_every_state_round_trips_through_a_snapshot(games: list[Playout]) -> None:
     """decode_state(encode_state(state)) == state."""
     for n, game in enumerate(games):
-        check_snapshots(game, every=1 if n % 8 == 0 else 5)
+        playouts.check_snapshots(game, every=1 if n % 8 == 0 else 5)
 
 
 def test_a_view_shows_only_what_the_seat_knows(games: list[Playout]) -> None:
@@ -335,7 +213,7 @@ def test_bots_only_choose_legal_actions(games: list[Playout]) -> None:
     """The random and greedy bots choose only among the legal actions of their view."""
     assert {kind for game in games for kind, _, _ in game.choices} == {"random", "greedy"}
     for game in games:
-        check_bots(game)
+        playouts.check_bots(game)
 
 
 def test_a_seeded_playout_is_reproducible() -> None:
@@ -345,12 +223,7 @@ def test_a_seeded_playout_is_reproducible() -> None:
 
 def test_greedy_beats_random_clearly() -> None:
     """Over 30 three-player games, the greedy bot (in each seat in turn) wins far more than a random third."""
-    wins = 0
-    for n in range(30):
-        kinds = ["random"] * 3
-        kinds[n % 3] = "greedy"
-        game = playout(5000 + n, kinds)
-        wins += any(game.kinds[seat] == "greedy" for seat in GAME.winners(game.final))
+    wins = playouts.greedy_wins(playout, 30)
     assert wins >= 24, f"greedy won {wins} of 30"
 
 

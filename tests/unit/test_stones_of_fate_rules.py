@@ -7,6 +7,7 @@ Positions are built by hand (`table`: a `StonesState` given its spread, stones a
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import partial
 from random import Random
 
 import pytest
@@ -44,6 +45,7 @@ from events.stones_of_fate import (
     SpreadRefilled,
     StoneMoved,
 )
+from tests import recording
 
 GAME = StonesOfFate()
 NAMES = ("ann", "bob", "cat", "dan")
@@ -133,11 +135,8 @@ def record_all(state: StonesState, *payloads: Payload) -> tuple[StonesState, lis
     return state, steps
 
 
-def refused(state: StonesState, payload: Payload) -> str:
-    """The reason `payload` is refused in `state`."""
-    with pytest.raises(IllegalAction) as refusal:
-        record(GAME, state, payload)
-    return str(refusal.value)
+# Recording hand-written events into a position, and the reason one is refused (tests/recording.py).
+refused = partial(recording.refused, GAME)
 
 
 def play(state: StonesState, *actions: object, rng: Random | None = None) -> tuple[StonesState, list[Step]]:
