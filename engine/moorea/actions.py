@@ -107,7 +107,7 @@ def _discards(state: MooreaState) -> list[Action]:
 
 
 def parse_action(data: Any) -> Action:
-    """An action from JSON: draw, draw_face_up, pass, exchange, buy, buy_tool, lay, discard (docs/log-format.md, Moorea)."""
+    """An action from JSON: draw, draw_face_up, pass, exchange, buy, buy_tool, lay, discard."""
     kind = data.get("type") if isinstance(data, dict) else None
     match kind:
         case "draw":

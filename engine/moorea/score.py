@@ -9,7 +9,7 @@ from engine.moorea.state import MooreaState
 SITE_COMMODITIES = frozenset(p.produces for p in PRODUCTS if p.produces >= 0)
 N_COMMODITIES = len(COMMODITIES)
 
-# --- The stall rule (docs/log-format.md, Moorea) ----------------------------------------------------------------------------
+# --- The stall rule (docs/log-format.md, Moorea) ------------------------------------------------------------------
 
 
 def stalled(state: MooreaState) -> bool:
