@@ -1,5 +1,7 @@
 """Every SQL statement of Loom, in one place."""
 
+from collections.abc import Sequence
+
 SCHEMA_VERSION = "SELECT value FROM meta WHERE key = 'schema_version'"
 TABLE_EXISTS = "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'meta'"
 
@@ -38,21 +40,33 @@ WHERE game_id = ? AND seq > ? AND seq <= ? ORDER BY seq
 """
 
 
-def position_query(segments: int, bound: str) -> str:
-    """The snapshots and events of a lineage of `segments` segments, up to a bound, in seq order.
+def lineage_rows(
+    select: str, table: str, segments: Sequence[tuple[int, int, int]], bound: str, limit: int, after: int = 0
+) -> tuple[str, list[int]]:
+    """SQL and parameters for the rows of a lineage's segments (game id, after seq, up to seq) past `after`.
 
-    `bound` is "turn" (everything before the start of turn $bound) or "seq" (everything up to event $bound).
-    Parameters: $rules (the rules version of usable snapshots), $bound, and $g<i>, $lo<i>, $hi<i> for segment i
-    (its game's own events with seq in (lo, hi]). A snapshot row has a NULL type and its state as payload. One
-    UNION ALL arm per segment keeps each filter simple enough for DuckDB to skip row groups by their min/max.
+    `bound` is "turn" (rows before the start of turn `limit`) or "seq" (rows up to event `limit`). One UNION ALL
+    arm per segment, each with only the predicates it needs: every predicate costs DuckDB planning time, more than
+    the scan of one game's rows, so a root game's read is just `game_id = ? AND turn < ?`. Rows come unordered.
     """
-    limit = "turn < $bound" if bound == "turn" else "seq <= $bound"
-    arms = []
-    for i in range(segments):
-        own = f"game_id = $g{i} AND seq > $lo{i} AND seq <= $hi{i} AND {limit}"
-        arms.append(f"SELECT seq, turn, actor, type, version, payload FROM events WHERE {own}")
-        arms.append(f"SELECT seq, turn, NULL, NULL, NULL, state FROM snapshots WHERE {own} AND rules_version = $rules")
-    return " UNION ALL ".join(arms) + " ORDER BY seq, type NULLS LAST"
+    arms, params = [], []
+    for number, (game_id, lo, hi) in enumerate(segments):
+        where, values = ["game_id = ?"], [game_id]
+        if max(lo, after) > 0:
+            where.append("seq > ?")
+            values.append(max(lo, after))
+        if number < len(segments) - 1:  # a parent's rows stop at the fork
+            where.append("seq <= ?")
+            values.append(hi)
+        where.append("turn < ?" if bound == "turn" else "seq <= ?")
+        values.append(limit)
+        arms.append(f"SELECT {select} FROM {table} WHERE {' AND '.join(where)}")
+        params += values
+    return " UNION ALL ".join(arms), params
+
+
+EVENT_COLUMNS = "seq, turn, actor, type, version, payload"
+SNAPSHOT_COLUMNS = "seq, turn, state, rules_version"
 
 
 FINISHED_GAMES = "SELECT id, game FROM games WHERE status = 'finished' ORDER BY id"

@@ -20,6 +20,7 @@ from engine.registry import get_game
 from events.base import Event, LoomError
 from events.registry import decode_payload_text
 from replay import queries
+from replay.snapshots import SNAPSHOT_EVERY
 
 SCHEMA_VERSION = 1
 if TYPE_CHECKING:
@@ -140,8 +141,12 @@ class Store:
         self._depth = 0
 
     @classmethod
-    def open(cls, path: str | Path | None = None, *, read_only: bool = False) -> Store:
-        """Open (creating if needed, unless read_only) the database at `path` (default: `default_db()`)."""
+    def open(cls, path: str | Path | None = None, *, read_only: bool = False, threads: int | None = None) -> Store:
+        """Open (creating if needed, unless read_only) the database at `path` (default: `default_db()`).
+
+        A read-only store runs DuckDB on one thread unless `threads` says otherwise: its reads are point lookups
+        (a game, its events), which one thread answers faster than several. Analytics may ask for more.
+        """
         path = str(path or default_db())
         if read_only and path != MEMORY and not Path(path).exists():
             raise StoreError(f"no Loom database at {path}; record games first (logs simulate, logs import)")
@@ -151,6 +156,9 @@ class Store:
             raise _friendly(error, path) from None
         store = cls(con, path)
         store._ensure_schema(read_only)
+        threads = threads or (1 if read_only else None)
+        if threads:
+            con.execute(f"SET threads = {int(threads)}")
         return store
 
     def _ensure_schema(self, read_only: bool) -> None:
@@ -273,24 +281,23 @@ class Store:
     def read_position(
         self, info: GameInfo, bound: str, limit: int, rules_version: int
     ) -> tuple[tuple[int, int, str] | None, list[Event]]:
-        """The newest snapshot (seq, turn, state JSON) before a bound and the events after it, in one query.
+        """The newest snapshot (seq, turn, state JSON) before a bound, if worth it, and the events after it.
 
-        `bound` is "turn" (before the start of turn `limit`) or "seq" (up to event `limit`). Only the events after
-        the snapshot are decoded.
+        `bound` is "turn" (before the start of turn `limit`) or "seq" (up to event `limit`). A short game is
+        cheaper to fold from its start than to look for a snapshot first.
         """
         segments = self.lineage(info)
-        params: dict[str, Any] = {"rules": rules_version, "bound": limit}
-        for i, (owner, lo, hi) in enumerate(segments):
-            params |= {f"g{i}": owner, f"lo{i}": lo, f"hi{i}": hi}
-        rows = self._all(queries.position_query(len(segments), bound), params)  # type: ignore[arg-type]
-        start = max((i for i, row in enumerate(rows) if row[3] is None), default=-1)
         snapshot = None
-        if start >= 0:
-            seq, turn, _, _, _, state = rows[start]
-            snapshot = (seq, turn, state)
+        if info.last_seq > 2 * SNAPSHOT_EVERY:
+            sql, params = queries.lineage_rows(queries.SNAPSHOT_COLUMNS, "snapshots", segments, bound, limit)
+            usable = [row[:3] for row in self._all(sql, params) if row[3] == rules_version]
+            snapshot = max(usable, default=None)
+        after = snapshot[0] if snapshot else 0
+        sql, params = queries.lineage_rows(queries.EVENT_COLUMNS, "events", segments, bound, limit, after)
+        rows = sorted(self._all(sql, params))  # by seq: cheaper here than an ORDER BY in DuckDB
         events = [
             Event(info.id, seq, turn, actor, decode_payload_text(kind, payload, version))
-            for seq, turn, actor, kind, version, payload in rows[start + 1 :]
+            for seq, turn, actor, kind, version, payload in rows
         ]
         return snapshot, events
 

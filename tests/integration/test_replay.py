@@ -8,7 +8,7 @@ from engine.registry import get_game
 from replay.branches import branch, continue_game, tree
 from replay.projections import rebuild_results
 from replay.replay import OutOfRange, fold, position
-from replay.snapshots import SNAPSHOT_EVERY
+from replay.snapshots import SNAPSHOT_EVERY, decode_state
 from replay.store import Store
 
 MOTTO = get_game("motto")
@@ -49,7 +49,13 @@ def test_an_event_out_of_range_is_refused(store: Store, motto_ids: list[int]) ->
         position(store, motto_ids[0], seq=10_000)
 
 
-def test_snapshots_are_kept_and_give_the_same_state_as_a_full_fold(store: Store, motto_ids: list[int]) -> None:
+def test_snapshots_are_kept_and_give_the_same_state_as_a_full_fold(
+    store: Store, motto_ids: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Snapshots are read for games longer than two stretches; here every game counts as long."""
+    monkeypatch.setattr("replay.store.SNAPSHOT_EVERY", 1)
+    read = []
+    monkeypatch.setattr("replay.replay.decode_state", lambda *args: read.append(args) or decode_state(*args))
     long_game = max(motto_ids, key=lambda i: store.game(i).last_seq)
     last = store.game(long_game).last_seq
     assert last > SNAPSHOT_EVERY
@@ -59,6 +65,10 @@ def test_snapshots_are_kept_and_give_the_same_state_as_a_full_fold(store: Store,
     events = store.load(long_game)
     for seq in (seqs[0] - 1, seqs[0], seqs[0] + 1, last):
         assert position(store, long_game, seq=seq).state == fold(MOTTO, events[:seq])
+    assert len(read) == 3  # every position but the one before the first snapshot started from one
+    turn = events[seqs[0]].turn + 1
+    assert position(store, long_game, turn=turn).state == fold(MOTTO, [e for e in events if e.turn < turn])
+    assert len(read) == 4
 
 
 def test_a_branch_shares_its_parents_prefix_without_copying_it(store: Store, motto_ids: list[int]) -> None:
