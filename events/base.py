@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
-ENVELOPE_KEYS = frozenset({"seq", "turn", "actor", "type", "v"})
+ENVELOPE_ORDER = ("seq", "turn", "actor", "type", "v")
+"""The keys of a log line that are not the event's own fields (docs/log-format.md)."""
+ENVELOPE_KEYS = frozenset(ENVELOPE_ORDER)
 
 
 class LoomError(Exception):
