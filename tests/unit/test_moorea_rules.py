@@ -14,7 +14,7 @@ from random import Random
 import pytest
 
 from engine.cards import without_all
-from engine.moorea import Moorea
+from engine.moorea import GAME
 from engine.moorea.cards import (
     BASKET,
     CART,
@@ -64,7 +64,6 @@ from events.moorea import (
 )
 from tests import recording
 
-GAME = Moorea()
 NAMES = ("andrea", "ben", "cleo", "dora", "emil")
 LAYOUT = (
     "tiles-1",

@@ -16,7 +16,7 @@ from random import Random
 import pytest
 
 from engine.cards import without_all
-from engine.motto import Motto
+from engine.motto import GAME
 from engine.motto.cards import (
     CARD_NAMES,
     COLOURS,
@@ -45,7 +45,6 @@ from events.motto import (
 )
 from tests import recording
 
-GAME = Motto()
 NAMES = ("ann", "bob", "cat", "dan", "eve")
 POOL = ("purple-1-love", "purple-2-passion", "blue-3-money", "blue-1-passion")
 OTHERS = (  # two cards for each seat that is not the one under test: none in POOL or RED_TRIOS

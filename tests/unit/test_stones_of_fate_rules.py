@@ -14,7 +14,7 @@ import pytest
 
 from engine.play import Step, act, record, start
 from engine.protocol import CHANCE_TO_MOVE, HIDDEN
-from engine.stones_of_fate import StonesOfFate
+from engine.stones_of_fate import GAME
 from engine.stones_of_fate.actions import Choose, Flip, GiveDeath, Move, Peek, Recover, Stop, Swap, Take, legal_actions
 from engine.stones_of_fate.cards import (
     CARD_IDS,
@@ -47,7 +47,6 @@ from events.stones_of_fate import (
 )
 from tests import recording
 
-GAME = StonesOfFate()
 NAMES = ("ann", "bob", "cat", "dan")
 BLACK, GREEN, RED = 0, 1, 2  # the rulebook's colours are the stones of seats 0, 1, 2
 PLAIN = [c.id for c in CARDS if not (c.flip or c.win or c.end or c.scoring)]  # cards with no effect or rule
