@@ -26,8 +26,9 @@ class Bot(Protocol):
 class Game(Protocol):
     """The rules of one game. Every method is pure.
 
-    A game lives in a package `engine/<name>/` whose `__init__` exposes `GAME`, an object with these members; its
-    events live in `events/<name>.py` and are registered when the package is imported. Conventions the rest of Loom
+    A game lives in a package `engine/<name>/` whose `__init__` exposes `GAME`, an object with these members made
+    by `engine.binding.bind_game` from its rules modules; its events live in `events/<name>.py` and are registered
+    when the package is imported. Conventions the rest of Loom
     relies on:
     - The first setup event has the fields `players` (names in seat order; seat 0 moves first) and `seed` (the seed
       of chance that the log does not fix; None in a hand-written log, where import draws one).

@@ -155,7 +155,11 @@ class Store:
         except duckdb.Error as error:
             raise _friendly(error, path) from None
         store = cls(con, path)
-        store._ensure_schema(read_only)
+        try:
+            store._ensure_schema(read_only)
+        except BaseException:
+            con.close()  # leave the file unlocked for whoever comes next
+            raise
         threads = threads or (1 if read_only else None)
         if threads:
             con.execute(f"SET threads = {int(threads)}")
