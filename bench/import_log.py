@@ -8,9 +8,9 @@ under bench/out/cache/, or taken from `--log`, or exported from an existing stor
   * the split, on another fresh store: `read_games(file)` (parse + rule validation + rows) vs `Store.add_games`;
   * for reference, JSON parsing alone (every line through the same JSON library the importer uses).
 
-    /work/venv/bin/python bench/import_log.py                 # ~1,000,000 events (generating them takes minutes once)
-    /work/venv/bin/python bench/import_log.py --quick         # ~20,000 events
-    /work/venv/bin/python bench/import_log.py --profile       # also cProfile import_file on --profile-events events
+    .venv/bin/python bench/import_log.py                 # ~1,000,000 events (generating them takes minutes once)
+    .venv/bin/python bench/import_log.py --quick         # ~20,000 events
+    .venv/bin/python bench/import_log.py --profile       # also cProfile import_file on --profile-events events
 """
 
 from __future__ import annotations

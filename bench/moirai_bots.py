@@ -3,9 +3,9 @@
 Each game seats one greedy and two random bots (the greedy bot's place in the line-up rotates; the first player is
 drawn at random, as `logs simulate` does). A game counts as a win for greedy when greedy is among the winners (M17).
 
-    /work/venv/bin/python bench/moirai_bots.py               # 300 games
-    /work/venv/bin/python bench/moirai_bots.py --games 1000
-    /work/venv/bin/python bench/moirai_bots.py --quick       # 30 games
+    .venv/bin/python bench/moirai_bots.py               # 300 games
+    .venv/bin/python bench/moirai_bots.py --games 1000
+    .venv/bin/python bench/moirai_bots.py --quick       # 30 games
 """
 
 from __future__ import annotations

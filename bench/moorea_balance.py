@@ -4,8 +4,8 @@ Over many games between greedy bots per player count, the share of games in whic
 and each store was bought at least once. No product, tool or store may go unbought in more than 95% of games (that
 is, each must be bought in at least 5% of them); the script exits with status 1 if one does.
 
-    /work/venv/bin/python bench/moorea_balance.py            # 500 games per player count, 2 to 5 players
-    /work/venv/bin/python bench/moorea_balance.py --quick    # 40 per player count
+    .venv/bin/python bench/moorea_balance.py            # 500 games per player count, 2 to 5 players
+    .venv/bin/python bench/moorea_balance.py --quick    # 40 per player count
 """
 
 from __future__ import annotations

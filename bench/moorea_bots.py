@@ -3,8 +3,8 @@
 Each game seats one greedy bot and random bots (three players by default); the first player is drawn at random, as
 the simulator does. A shared victory counts as a win for every winner.
 
-    /work/venv/bin/python bench/moorea_bots.py               # 300 three-player games
-    /work/venv/bin/python bench/moorea_bots.py --games 60 --players 2
+    .venv/bin/python bench/moorea_bots.py               # 300 three-player games
+    .venv/bin/python bench/moorea_bots.py --games 60 --players 2
 """
 
 from __future__ import annotations

@@ -8,9 +8,9 @@ A store of recorded three-player games (greedy, random, random) is built in a te
   * as a command: `logs replay ID --turn N --db FILE` run as a subprocess, default render and `--json`, median wall
     time of several runs, next to `logs --help` (interpreter start + imports, the floor of any command).
 
-    /work/venv/bin/python bench/replay.py                          # 10,000 games (builds them: a few minutes)
-    /work/venv/bin/python bench/replay.py --db bench/out/replay-10k.duckdb   # build once, reuse afterwards
-    /work/venv/bin/python bench/replay.py --quick                  # 200 games, 200 pairs
+    .venv/bin/python bench/replay.py                          # 10,000 games (builds them: a few minutes)
+    .venv/bin/python bench/replay.py --db bench/out/replay-10k.duckdb   # build once, reuse afterwards
+    .venv/bin/python bench/replay.py --quick                  # 200 games, 200 pairs
 """
 
 from __future__ import annotations

@@ -10,9 +10,9 @@ The games are run in chunks of `replay.simulate.BATCH` games, each chunk through
 so that drift in machine load spreads evenly over the three. Time spent in `Store.add_games` is also measured
 directly (a wrapper around it), and the row building of (b) is split into its parts on the games of (a).
 
-    /work/venv/bin/python bench/simulate.py                # 10,000 games, a few minutes
-    /work/venv/bin/python bench/simulate.py --quick        # 300 games
-    /work/venv/bin/python bench/simulate.py --profile      # also cProfile `simulate` on --profile-games games
+    .venv/bin/python bench/simulate.py                # 10,000 games, a few minutes
+    .venv/bin/python bench/simulate.py --quick        # 300 games
+    .venv/bin/python bench/simulate.py --profile      # also cProfile `simulate` on --profile-games games
 """
 
 from __future__ import annotations

@@ -4,9 +4,9 @@ Each game is played exactly as `logs simulate stones-of-fate --bot greedy --bot 
 (`replay.simulate.simulated`): the first player is drawn at random, so the greedy bot sits in every seat in turn.
 A shared victory counts as a win for each winner. "Fair share" is what a bot no better than random would win.
 
-    /work/venv/bin/python bench/stones_of_fate_bots.py              # 300 games each for 2, 3 and 4 players
-    /work/venv/bin/python bench/stones_of_fate_bots.py --games 60   # fewer
-    /work/venv/bin/python bench/stones_of_fate_bots.py --quick      # 30 games, 3 players
+    .venv/bin/python bench/stones_of_fate_bots.py              # 300 games each for 2, 3 and 4 players
+    .venv/bin/python bench/stones_of_fate_bots.py --games 60   # fewer
+    .venv/bin/python bench/stones_of_fate_bots.py --quick      # 30 games, 3 players
 """
 
 from __future__ import annotations

@@ -10,9 +10,9 @@ from `--db` (a missing file is built there and kept). On the temporary copy, aft
     compressed size of each column;
   * every game exported as a JSON Lines log (`replay.logfile.export_lines`), raw and gzipped.
 
-    /work/venv/bin/python bench/storage.py                    # 10,000 games (builds them: a few minutes)
-    /work/venv/bin/python bench/storage.py --db bench/out/cache/motto-10k.duckdb
-    /work/venv/bin/python bench/storage.py --quick            # 200 games
+    .venv/bin/python bench/storage.py                    # 10,000 games (builds them: a few minutes)
+    .venv/bin/python bench/storage.py --db bench/out/cache/motto-10k.duckdb
+    .venv/bin/python bench/storage.py --quick            # 200 games
 """
 
 from __future__ import annotations
