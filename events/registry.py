@@ -59,21 +59,25 @@ def _frozen(value: Any) -> Any:
 
 
 def decode_payload(type_name: str, data: dict[str, Any], version: int | None = None) -> Payload:
-    """Build a payload from its JSON fields, upcasting an old schema version first."""
+    """Build a payload from its JSON fields (a dict it may change), upcasting an old schema version first."""
     cls = payload_class(type_name)
-    version = cls.VERSION if version is None else version
-    if version > cls.VERSION:
-        raise MalformedEvent(f"{type_name} has schema version {version}; this Loom reads up to {cls.VERSION}")
-    while version < cls.VERSION:
-        data = _UPCASTERS[(type_name, version)](data)
-        version += 1
+    if version is not None and version != cls.VERSION:
+        if version > cls.VERSION:
+            raise MalformedEvent(f"{type_name} has schema version {version}; this Loom reads up to {cls.VERSION}")
+        while version < cls.VERSION:
+            data = _UPCASTERS[(type_name, version)](data)
+            version += 1
     keys = data.keys()
-    if not keys <= _FIELDS[type_name]:
-        raise MalformedEvent(f"{type_name} has no field {sorted(keys - _FIELDS[type_name])[0]!r}")
-    if not _REQUIRED[type_name] <= keys:
-        raise MalformedEvent(f"{type_name} needs field {sorted(_REQUIRED[type_name] - keys)[0]!r}")
+    if not (keys <= _FIELDS[type_name] and _REQUIRED[type_name] <= keys):
+        unknown, missing = sorted(keys - _FIELDS[type_name]), sorted(_REQUIRED[type_name] - keys)
+        raise MalformedEvent(
+            f"{type_name} has no field {unknown[0]!r}" if unknown else f"{type_name} needs field {missing[0]!r}"
+        )
+    for key, value in data.items():
+        if value.__class__ is list:
+            data[key] = _frozen(value)
     try:
-        return cls(**{k: _frozen(v) for k, v in data.items()})
+        return cls(**data)
     except TypeError as error:
         raise MalformedEvent(f"{type_name}: {error}") from None
 
@@ -89,4 +93,7 @@ def decode_payload_text(type_name: str, text: str, version: int) -> Payload:
     data = orjson.loads(text)
     if version != cls.VERSION:
         return decode_payload(type_name, data, version)
-    return cls(**{k: _frozen(v) for k, v in data.items()})
+    for key, value in data.items():
+        if value.__class__ is list:
+            data[key] = _frozen(value)
+    return cls(**data)
