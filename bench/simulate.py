@@ -144,8 +144,8 @@ def main() -> None:
                 elif mode == "rows":
                     count = 0
                     with t_rows:
-                        for new in simulated(game, n, bots, chunk_seed):
-                            count += len(new.events)
+                        for batch in simulated(game, n, bots, chunk_seed):
+                            count += sum(len(new.events) for new in batch)
                     events["rows"] += count
                 else:
                     with t_store:

@@ -33,7 +33,7 @@ def win_rate(players: int, games: int, seed: int) -> dict[str, float]:
     bots = ["greedy"] + ["random"] * (players - 1)
     greedy = random = turns = 0
     began = time.perf_counter()
-    for new in simulated(game, games, bots, seed):
+    for new in (new for batch in simulated(game, games, bots, seed) for new in batch):
         winners = {seat for seat, _, _, winner, _ in new.results if winner}
         greedy += any(new.seats[s].bot == "greedy" for s in winners)
         random += sum(new.seats[s].bot == "random" for s in winners)

@@ -50,6 +50,17 @@ def open_store(db: Path | None, *, read_only: bool = False) -> Store:
     return Store.open(db, read_only=read_only)
 
 
+def write_page(path: Path, html: str) -> None:
+    """Write a page whole or not at all: a failed write leaves no half-written file behind."""
+    partial = path.with_name(f".{path.name}.partial")
+    try:
+        partial.write_text(html, encoding="utf-8")
+        partial.replace(path)
+    except OSError as error:
+        partial.unlink(missing_ok=True)
+        raise LoomError(f"cannot write {path}: {error.strerror}") from None
+
+
 def print_json(data: Any) -> None:
     """JSON on stdout, plain (no colour), for scripts."""
     typer.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))

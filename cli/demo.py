@@ -1,14 +1,15 @@
-"""`logs demo`: simulate, replay at a middle turn, branch, and show the tree, in one go."""
+"""`logs demo`: simulate, replay at a middle turn, branch, show the tree, and draw the dashboards, in one go."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.rule import Rule
 
 from cli.app import app
-from cli.common import Db, fails_cleanly, open_store, out
+from cli.common import Db, fails_cleanly, open_store, out, write_page
 from cli.replaying import tree_command
 from engine.registry import get_game
 from replay.branches import branch
@@ -22,9 +23,10 @@ def demo_command(
     game: Annotated[str, typer.Option("--game", help="The game to show.")] = "motto",
     games: Annotated[int, typer.Option("--games", "-n", min=1, help="How many games to simulate.")] = 20,
     seed: Annotated[int, typer.Option("--seed")] = 7,
+    pages: Annotated[Path, typer.Option("--pages", help="Where to write the dashboard and replay pages.")] = Path("."),
     db: Db = None,
 ) -> None:
-    """A tour: simulate games, replay one at a middle turn, branch it twice, show its tree."""
+    """A tour: simulate games, replay one at a middle turn, branch it twice, show its tree, draw the dashboards."""
     rules = get_game(game)
     bots = ["greedy", "random", "random"]  # three players: every game allows them
     with open_store(db) as store:
@@ -52,7 +54,17 @@ def demo_command(
 
     out.print(Rule(f"4. The tree of game {game_id} (logs tree {game_id})"))
     tree_command(game_id, db=db, as_json=False)
+
+    out.print(Rule(f"5. Draw the dashboard (logs dashboard) and a replay page (logs replay {game_id} --html)"))
+    from dashboards.report import report_html  # plotly and pandas load only to draw
+    from dashboards.viewer import replay_html
+
+    dashboard, replay_page = pages / "dashboard.html", pages / f"replay-{game_id}.html"
+    with open_store(db, read_only=True) as store:
+        write_page(dashboard, report_html(store, rules.name))
+        write_page(replay_page, replay_html(store, game_id))
+    out.print(f"wrote {dashboard} and {replay_page}: open them in a browser")
     out.print(
         f"\nNext: [bold]logs show {game_id}[/], [bold]logs replay {game_id} --turn 5 --as 0[/], "
-        f"[bold]logs export {game_id}[/]"
+        f"[bold]logs export {game_id}[/], [bold]logs dashboard --game {rules.name}[/]"
     )

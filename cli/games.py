@@ -24,6 +24,7 @@ def simulate_command(
     players: Annotated[int, typer.Option("--players", "-p", help="Players per game.")] = 3,
     bot: Annotated[list[str] | None, typer.Option("--bot", help="A bot for every seat, or one per seat.")] = None,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the whole simulation.")] = 0,
+    workers: Annotated[int, typer.Option("--workers", "-w", min=1, help="Processes playing games (default: 1).")] = 1,
     db: Db = None,
     as_json: AsJson = False,
 ) -> None:
@@ -43,7 +44,7 @@ def simulate_command(
         ) as progress,
     ):
         task = progress.add_task(game, total=games)
-        ids = simulate(store, rules, games, bots, seed, lambda done: progress.advance(task, done))
+        ids = simulate(store, rules, games, bots, seed, lambda done: progress.advance(task, done), workers)
     if as_json:
         print_json({"ids": ids})
     else:

@@ -12,7 +12,7 @@ from cli.app import app
 from cli.common import AsJson, Db, fails_cleanly, open_store, out, print_json
 from events.base import LoomError
 from replay.logfile import export_lines, import_file
-from replay.projections import rebuild_results
+from replay.projections import rebuild
 
 
 @app.command("export")
@@ -64,7 +64,7 @@ def import_command(
 @app.command("rebuild")
 @fails_cleanly
 def rebuild_command(db: Db = None) -> None:
-    """Recompute the results projection of every finished game from its events."""
+    """Recompute the projections (results, turn facts, game facts) of every game from its events."""
     with open_store(db) as store:
-        count = rebuild_results(store)
-    out.print(f"rebuilt the results of {count} games")
+        count = rebuild(store)
+    out.print(f"rebuilt the projections of {count} games")

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from rich.tree import Tree
 
 from cli.app import app
-from cli.common import AsJson, Db, fails_cleanly, open_store, out, print_json
+from cli.common import AsJson, Db, fails_cleanly, open_store, out, print_json, write_page
 from engine.registry import get_game
 from events.base import LoomError
 from replay.branches import Node, branch, continue_game, tree
@@ -40,10 +41,16 @@ def replay_command(
     turn: Turn = None,
     seq: Annotated[int | None, typer.Option("--seq", help="Just after this event.")] = None,
     seat: Annotated[int | None, typer.Option("--as", help="Show only what this seat could know.")] = None,
+    html: Annotated[
+        Path | None, typer.Option("--html", help="Write the whole game as a page with a turn slider to this file.")
+    ] = None,
     db: Db = None,
     as_json: AsJson = False,
 ) -> None:
-    """The state of a game at the start of a turn, after an event, or at the end."""
+    """The state of a game at the start of a turn, after an event, or at the end; or the whole game as a page."""
+    if html is not None:
+        _write_replay_page(game_id, seat, html, db)
+        return
     with open_store(db, read_only=True) as store:
         at = position(store, game_id, turn=turn, seq=seq)
     state = at.state
@@ -66,6 +73,15 @@ def replay_command(
     where = f"start of turn {turn}" if turn is not None else f"after event {at.seq}"
     out.print(f"[bold]Game {game_id}[/], {where} (event {at.seq} of {at.info.last_seq})")
     out.print(at.game.render(state, seat))
+
+
+def _write_replay_page(game_id: int, seat: int | None, path: Path, db: Path | None) -> None:
+    from dashboards.viewer import replay_html  # plotly loads only for the commands that draw
+
+    with open_store(db, read_only=True) as store:
+        page = replay_html(store, game_id, seat)
+    write_page(path, page)
+    out.print(f"wrote the replay of game {game_id} to {path}; open it in a browser")
 
 
 @app.command("branch")

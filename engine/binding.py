@@ -9,7 +9,7 @@ from engine.protocol import Bot, Game
 
 FUNCTIONS = (
     "setup", "check", "apply", "to_move", "next_turn", "legal_actions", "resolve", "chance", "view",
-    "scores", "winners", "breakdown", "parse_action", "action_json", "render", "describe",
+    "scores", "winners", "breakdown", "parse_action", "action_json", "render", "describe", "facts",
 )  # fmt: skip
 
 

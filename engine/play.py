@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from random import Random
-from typing import Any
+from typing import Any, Protocol
 
 from engine.protocol import CHANCE_TO_MOVE, Bot, Game
 from events.base import IllegalAction, Payload
@@ -24,6 +24,18 @@ class Step:
     turn: int
     actor: int | None
     payload: Payload
+
+
+class Watcher(Protocol):
+    """Told of every decision and event as a game is played, to keep projections without folding it again."""
+
+    def decided(self, turn: int, seat: int, choices: int) -> None:
+        """`seat` chose one of `choices` legal actions in `turn`."""
+        ...
+
+    def recorded(self, before: Any, step: Step, after: Any) -> None:
+        """The event `step` took the game from `before` to `after`."""
+        ...
 
 
 def chance_rng(seed: int, seq: int) -> Random:
@@ -45,11 +57,14 @@ def record(game: Game, state: Any, payload: Payload) -> tuple[Any, Step]:
     return game.apply(state, payload), step
 
 
-def settle(game: Game, state: Any, rng: Random, steps: list[Step]) -> Any:
+def settle(game: Game, state: Any, rng: Random, steps: list[Step], watcher: Watcher | None = None) -> Any:
     """Let chance act until a seat is to move or the game is over; append its events to `steps`."""
     while game.to_move(state) == CHANCE_TO_MOVE:
+        before = state
         state, step = record(game, state, game.chance(state, rng))
         steps.append(step)
+        if watcher is not None:
+            watcher.recorded(before, step, state)
     return state
 
 
@@ -72,7 +87,9 @@ def start(game: Game, players: Sequence[str], rng: Random) -> tuple[Any, list[St
     return settle(game, state, rng, steps), steps
 
 
-def act(game: Game, state: Any, action: Any, rng: Random) -> tuple[Any, list[Step]]:
+def act(
+    game: Game, state: Any, action: Any, rng: Random, watcher: Watcher | None = None
+) -> tuple[Any, list[Step]]:
     """The seat to move takes `action`; then chance acts. Refused with the reason if illegal."""
     mover = game.to_move(state)
     if mover is None:
@@ -81,9 +98,12 @@ def act(game: Game, state: Any, action: Any, rng: Random) -> tuple[Any, list[Ste
         raise IllegalAction("chance must act before any seat")
     steps: list[Step] = []
     for payload in game.resolve(state, action, rng):
+        before = state
         state, step = record(game, state, payload)
         steps.append(step)
-    return settle(game, state, rng, steps), steps
+        if watcher is not None:
+            watcher.recorded(before, step, state)
+    return settle(game, state, rng, steps, watcher), steps
 
 
 def play_out(
@@ -93,20 +113,25 @@ def play_out(
     rng: Random,
     bot_rngs: Mapping[int, Random],
     observe: Callable[[Any, list[Step]], None] | None = None,
+    watcher: Watcher | None = None,
 ) -> tuple[Any, list[Step]]:
     """Play until the end, each seat's bot deciding from that seat's view only.
 
     `observe(state, steps)` is told the state after each action, with the steps so far (to keep snapshots
-    without folding the game again).
+    without folding the game again); `watcher` is told of every decision and event.
     """
     steps: list[Step] = []
-    state = settle(game, state, rng, steps)
+    state = settle(game, state, rng, steps, watcher)
     while (seat := game.to_move(state)) is not None:
-        if game.next_turn(state, False) > MAX_TURNS:
+        turn = game.next_turn(state, False)
+        if turn > MAX_TURNS:
             raise RuntimeError(f"{game.name} did not end within {MAX_TURNS} turns")
         view = game.view(state, seat)
-        action = bots[seat].choose(view, game.legal_actions(view), bot_rngs[seat])
-        state, more = act(game, state, action, rng)
+        legal = game.legal_actions(view)
+        action = bots[seat].choose(view, legal, bot_rngs[seat])
+        if watcher is not None:
+            watcher.decided(turn, seat, len(legal))
+        state, more = act(game, state, action, rng, watcher)
         steps.extend(more)
         if observe is not None:
             observe(state, steps)

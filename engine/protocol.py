@@ -97,6 +97,10 @@ class Game(Protocol):
         """Points per seat by source, for the results projection."""
         ...
 
+    def facts(self, before: Any, payload: Payload, after: Any) -> tuple[tuple[int | None, str, str, int], ...]:
+        """The notable facts of one event for the dashboards: (seat or None, kind, key, value), often none."""
+        ...
+
     def render(self, state: Any, seat: int | None) -> RenderableType:
         """The table drawn for a person; `seat` is the viewer (None: omniscient)."""
         ...

@@ -11,6 +11,7 @@ from engine.play import Step, act, chance_rng, play_out
 from engine.protocol import Game
 from engine.registry import get_bot
 from events.base import IllegalAction
+from replay.facts import Facts, FactTaker
 from replay.projections import result_rows
 from replay.recorder import event_rows, snapshot_rows, status_of
 from replay.replay import Position, position
@@ -19,23 +20,27 @@ from replay.store import GameInfo, NewGame, Seat, Store
 
 def advance(
     game: Game, state: Any, seed: int, after_seq: int, actions: Sequence[Any], bot: str | None
-) -> tuple[Any, list[Step]]:
+) -> tuple[Any, list[Step], Facts]:
     """Play `actions` (JSON) from `state`, then, with a bot, the rest of the game; chance comes from the seed."""
     rng = chance_rng(seed, after_seq)
     steps: list[Step] = []
+    facts = FactTaker(game, after_seq)
     for number, data in enumerate(actions, start=1):
         try:
-            state, more = act(game, state, game.parse_action(data), rng)
+            action = game.parse_action(data)
+            seat, turn, choices = game.to_move(state), game.next_turn(state, False), len(game.legal_actions(state))
+            state, more = act(game, state, action, rng, facts)
         except IllegalAction as error:
             raise IllegalAction(f"action {number} ({data}): {error}") from None
+        facts.decided(turn, seat, choices)  # type: ignore[arg-type]  # act refused any position without a seat
         steps += more
     if bot is not None:
         seats = range(len(game.scores(state)))
         agents = {seat: get_bot(game, bot) for seat in seats}
         bot_rngs = {seat: Random(f"loom/bot/{seed}/{after_seq}/{seat}") for seat in seats}
-        state, more = play_out(game, state, agents, rng, bot_rngs)
+        state, more = play_out(game, state, agents, rng, bot_rngs, watcher=facts)
         steps += more
-    return state, steps
+    return state, steps, facts.done()
 
 
 def branch(store: Store, game_id: int, turn: int, actions: Sequence[Any], bot: str | None) -> int:
@@ -44,7 +49,7 @@ def branch(store: Store, game_id: int, turn: int, actions: Sequence[Any], bot: s
     game, info = start.game, start.info
     if bot is not None:
         get_bot(game, bot)
-    state, steps = advance(game, start.state, info.seed, start.seq, actions, bot)
+    state, steps, facts = advance(game, start.state, info.seed, start.seq, actions, bot)
     new = NewGame(
         game=game.name,
         seats=[Seat(seat.name, bot) for seat in info.seats],
@@ -58,6 +63,7 @@ def branch(store: Store, game_id: int, turn: int, actions: Sequence[Any], bot: s
         fork_seq=start.seq,
         snapshots=snapshot_rows(game, start.state, steps, start.seq),
         results=result_rows(game, state) if status_of(game, state) == "finished" else [],
+        facts=facts,
     )
     return store.add_games([new])[0]
 
@@ -66,7 +72,7 @@ def continue_game(store: Store, game_id: int, actions: Sequence[Any], bot: str |
     """Play on an open game: the actions, then the bot to the end if given. The new last seq."""
     end: Position = position(store, game_id)
     game, info = end.game, end.info
-    state, steps = advance(game, end.state, info.seed, end.seq, actions, bot)
+    state, steps, facts = advance(game, end.state, info.seed, end.seq, actions, bot)
     if not steps:
         return end.seq
     status = status_of(game, state)
@@ -78,6 +84,7 @@ def continue_game(store: Store, game_id: int, actions: Sequence[Any], bot: str |
         status=status,
         snapshots=snapshot_rows(game, end.state, steps, end.seq),
         results=result_rows(game, state) if status == "finished" else [],
+        facts=facts,
     )
 
 

@@ -23,6 +23,7 @@ from engine.protocol import Game
 from engine.registry import get_game
 from events.base import ENVELOPE_ORDER, LoomError
 from events.registry import decode_payload
+from replay.facts import FactTaker
 from replay.projections import result_rows
 from replay.recorder import event_rows, status_of
 from replay.snapshots import SnapshotTaker
@@ -69,9 +70,11 @@ class _Reading:
     steps: list[Step] = field(default_factory=list)
     snapshots: SnapshotTaker = field(default_factory=lambda: SnapshotTaker(0))
     prefix: str = field(init=False)  # what the type names of this game's events begin with
+    facts: FactTaker = field(init=False)
 
     def __post_init__(self) -> None:
         self.prefix = self.game.name + "."
+        self.facts = FactTaker(self.game, 0)
 
 
 def _header(data: dict[str, Any], number: int) -> _Reading:
@@ -101,7 +104,11 @@ def _event(reading: _Reading, data: dict[str, Any], number: int) -> None:
             raise LogError(f"{payload.TYPE} is not an event of {game.name}")
         if not reading.steps and getattr(payload, "seed", 0) is None:
             payload = replace(payload, seed=SystemRandom().getrandbits(48))  # type: ignore[call-arg]
-        reading.state, step = record(game, reading.state, payload)
+        before = reading.state
+        reading.state, step = record(game, before, payload)
+        if step.actor is not None:  # in a log, each seat event is one decision
+            reading.facts.decided(step.turn, step.actor, len(game.legal_actions(before)))
+        reading.facts.recorded(before, step, reading.state)
     except LoomError as error:
         raise LogError(f"line {number}: {error}") from None
     seq = len(reading.steps) + 1
@@ -130,6 +137,7 @@ def _finish(reading: _Reading) -> NewGame:
         turns=steps[-1].turn,
         snapshots=reading.snapshots.rows,
         results=result_rows(game, state) if status == "finished" else [],
+        facts=reading.facts.done(),
     )
 
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from engine.play import Step
 from engine.protocol import Game
 from engine.registry import get_game
+from replay.facts import facts_of
 from replay.replay import fold
 from replay.store import Store
 
@@ -25,13 +27,25 @@ def result_rows(game: Game, state: Any) -> list[ResultRow]:
     return rows
 
 
-def rebuild_results(store: Store) -> int:
-    """Recompute the results of every finished game from its events; the number of games."""
-    rows = []
-    finished = store.finished_games()
-    for game_id, name in finished:
+def rebuild(store: Store) -> int:
+    """Recompute the results, turn facts and game facts of every game from its events; the number of games.
+
+    A branch's facts cover only its own events, as they do when it is recorded."""
+    results: list[tuple[int, ...]] = []
+    ids, facts = [], []
+    for game_id, name, fork_seq in store.all_games():
         game = get_game(name)
-        state = fold(game, store.load(game_id))
-        rows += [(game_id, *row) for row in result_rows(game, state)]
-    store.replace_results(rows)
-    return len(finished)
+        events = store.load(game_id)
+        shared = [e for e in events if e.seq <= (fork_seq or 0)]
+        own = [Step(e.turn, e.actor, e.payload) for e in events if e.seq > (fork_seq or 0)]
+        start = fold(game, shared)
+        found = facts_of(game, start, own, fork_seq or 0, count_choices=True)
+        state = fold(game, events[len(shared):], start)
+        if game.to_move(state) is None:
+            results += [(game_id, *row) for row in result_rows(game, state)]
+        ids.append(game_id)
+        facts.append(found)
+    with store.transaction():
+        store.replace_results(results)  # type: ignore[arg-type]
+        store.replace_facts(ids, facts)
+    return len(ids)

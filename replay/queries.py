@@ -3,6 +3,7 @@
 from collections.abc import Sequence
 
 SCHEMA_VERSION = "SELECT value FROM meta WHERE key = 'schema_version'"
+SET_SCHEMA_VERSION = "UPDATE meta SET value = ? WHERE key = 'schema_version'"
 TABLE_EXISTS = "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'meta'"
 
 NEXT_GAME_ID = "SELECT coalesce(max(id), 0) + 1 FROM games"
@@ -32,6 +33,17 @@ INSERT_EVENTS = "INSERT INTO events SELECT * FROM new_events"
 INSERT_SNAPSHOTS = "INSERT INTO snapshots SELECT * FROM new_snapshots"
 INSERT_RESULTS = "INSERT INTO results SELECT * FROM new_results"
 DELETE_RESULTS = "DELETE FROM results"
+INSERT_TURN_FACTS = "INSERT INTO turn_facts BY NAME SELECT * FROM new_turn_facts"
+# A batch that ends inside a turn wrote that turn's rows so far: the next batch brings the score up to date and
+# adds its decisions.
+UPSERT_TURN_FACTS = """
+INSERT INTO turn_facts BY NAME SELECT * FROM new_turn_facts
+ON CONFLICT (game_id, turn, seat) DO UPDATE SET
+    score = excluded.score, leads = excluded.leads,
+    decisions = decisions + excluded.decisions, choices = choices + excluded.choices
+"""
+INSERT_GAME_FACTS = "INSERT INTO game_facts BY NAME SELECT * FROM new_game_facts"
+DELETE_FACTS = "DELETE FROM turn_facts; DELETE FROM game_facts"
 
 # Events of one segment of a lineage: game_id's own events with seq in (after, upto].
 EVENTS = """
@@ -69,7 +81,7 @@ EVENT_COLUMNS = "seq, turn, actor, type, version, payload"
 SNAPSHOT_COLUMNS = "seq, turn, state, rules_version"
 
 
-FINISHED_GAMES = "SELECT id, game FROM games WHERE status = 'finished' ORDER BY id"
+ALL_GAMES = "SELECT id, game, fork_seq FROM games ORDER BY id"
 
 # Views for analysts (duckdb shell, pandas, polars): documented in the README.
 VIEWS = """
@@ -81,4 +93,131 @@ FROM games g JOIN results r ON r.game_id = g.id JOIN seats s ON s.game_id = g.id
 CREATE OR REPLACE VIEW bot_win_rates AS
 SELECT game, players, bot, count(*) AS seats_played, avg(winner::INT) AS win_rate, avg(score) AS mean_score
 FROM game_results GROUP BY game, players, bot;
+"""
+
+
+# --- Dashboards ------------------------------------------------------------------------------------------------------
+# A report first chooses its games into the temporary table `chosen` (finished root games: branches are what-ifs,
+# not games anyone played), then reads every figure's data from the projections joined to it.
+
+WIN_CHANCES_OF = "SELECT seq, turn, seat, chance, margin FROM win_chances WHERE game_id = ? ORDER BY seq, seat"
+KEY_MOMENTS_OF = """
+SELECT seq, turn, seat, before, after, action, best_action, best_chance FROM key_moments WHERE game_id = ? ORDER BY seq
+"""
+
+CHOOSE_GAMES = """
+CREATE OR REPLACE TEMP TABLE chosen AS
+SELECT g.id, g.players, g.turns, g.last_seq AS events, g.source, g.created_at,
+       (SELECT count(*) FROM results r WHERE r.game_id = g.id AND r.winner) = 1 AS single_winner
+FROM games g
+WHERE g.status = 'finished' AND g.parent_id IS NULL AND g.game = $game
+  AND ($since::TIMESTAMPTZ IS NULL OR g.created_at >= $since::TIMESTAMPTZ)
+  AND ($bot::VARCHAR IS NULL OR g.id IN (SELECT game_id FROM seats WHERE bot = $bot::VARCHAR))
+"""
+RECORDED_GAMES = "SELECT DISTINCT game FROM games WHERE status = 'finished' AND parent_id IS NULL ORDER BY game"
+
+SUMMARY = """
+SELECT count(*) AS games, min(created_at) AS first, max(created_at) AS last,
+       (SELECT count(DISTINCT s.name) FROM seats s JOIN chosen c ON c.id = s.game_id) AS names,
+       (SELECT list(DISTINCT coalesce(s.bot, 'human') ORDER BY coalesce(s.bot, 'human'))
+        FROM seats s JOIN chosen c ON c.id = s.game_id) AS bots,
+       (SELECT list(DISTINCT players ORDER BY players) FROM chosen) AS player_counts,
+       (SELECT list(DISTINCT source ORDER BY source) FROM chosen) AS sources
+FROM chosen
+"""
+SEAT_WINS = """
+SELECT c.players, r.seat, count(*) AS games, sum(r.winner::INT) AS wins
+FROM results r JOIN chosen c ON c.id = r.game_id GROUP BY ALL ORDER BY ALL
+"""
+SCORES_BY_SEAT = """
+SELECT c.players, r.seat AS who, count(*) AS n,
+       quantile_cont(r.score, [0.05, 0.25, 0.5, 0.75, 0.95]) AS q, avg(r.score) AS mean
+FROM results r JOIN chosen c ON c.id = r.game_id GROUP BY ALL ORDER BY ALL
+"""
+SCORES_BY_BOT = """
+SELECT c.players, coalesce(s.bot, 'human') AS who, count(*) AS n,
+       quantile_cont(r.score, [0.05, 0.25, 0.5, 0.75, 0.95]) AS q, avg(r.score) AS mean
+FROM results r JOIN chosen c ON c.id = r.game_id JOIN seats s ON s.game_id = r.game_id AND s.seat = r.seat
+GROUP BY ALL ORDER BY ALL
+"""
+# The winners' score over the best score of the seats that did not win (a shared victory: over the next seat).
+MARGINS = """
+SELECT margin, count(*) AS games FROM (
+    SELECT max(score) FILTER (WHERE winner) - coalesce(max(score) FILTER (WHERE NOT winner), max(score)) AS margin
+    FROM results r JOIN chosen c ON c.id = r.game_id GROUP BY r.game_id
+) GROUP BY margin ORDER BY margin
+"""
+LENGTHS = "SELECT turns, events FROM chosen"
+SCORE_OVER_TURNS = """
+SELECT f.turn, f.seat, approx_quantile(f.score, [0.1, 0.25, 0.5, 0.75, 0.9]) AS q, count(*) AS n
+FROM turn_facts f JOIN chosen c ON c.id = f.game_id WHERE c.players = $players GROUP BY ALL ORDER BY ALL
+"""
+LEAD_CHANGES = """
+SELECT coalesce(l.changes, 0) AS changes, count(*) AS games
+FROM chosen c LEFT JOIN (
+    SELECT game_id, count(*) FILTER (WHERE previous IS NOT NULL AND seat <> previous) AS changes FROM (
+        SELECT f.game_id, f.seat, lag(f.seat) OVER (PARTITION BY f.game_id ORDER BY f.turn) AS previous
+        FROM turn_facts f JOIN chosen c ON c.id = f.game_id WHERE f.leads
+    ) GROUP BY game_id
+) l ON l.game_id = c.id
+GROUP BY ALL ORDER BY ALL
+"""
+# The sole leader halfway through each game, and whether that seat won.
+MIDGAME_LEADERS = """
+SELECT c.players, r.winner AS leader_won
+FROM chosen c JOIN turn_facts f ON f.game_id = c.id AND f.turn = (c.turns + 1) // 2 AND f.leads
+JOIN results r ON r.game_id = c.id AND r.seat = f.seat
+"""
+# For a game with one winner: the last turn the winner was not alone in the lead (0: it led from the first turn).
+WINNER_BEHIND = """
+SELECT c.players, c.turns, coalesce(max(f.turn) FILTER (WHERE NOT f.leads), 0) AS last_behind
+FROM chosen c JOIN results r ON r.game_id = c.id AND r.winner
+JOIN turn_facts f ON f.game_id = c.id AND f.seat = r.seat
+WHERE c.single_winner GROUP BY c.id, c.players, c.turns
+"""
+BRANCHING = """
+SELECT least(9, (f.turn - 1) * 10 // c.turns) AS decile, sum(f.choices) AS choices, sum(f.decisions) AS decisions
+FROM turn_facts f JOIN chosen c ON c.id = f.game_id WHERE f.decisions > 0 GROUP BY ALL ORDER BY ALL
+"""
+# Each bot's win rate in the games where it met another: one row per seat and opponent bot.
+BOT_AGAINST_BOT = """
+WITH seated AS (
+    SELECT r.game_id, r.seat, coalesce(s.bot, 'human') AS bot, r.winner
+    FROM results r JOIN chosen c ON c.id = r.game_id JOIN seats s ON s.game_id = r.game_id AND s.seat = r.seat
+)
+SELECT bot, opponent, count(*) AS seats, avg(winner::INT) AS win_rate FROM (
+    SELECT DISTINCT a.game_id, a.seat, a.bot, a.winner, b.bot AS opponent
+    FROM seated a JOIN seated b ON b.game_id = a.game_id AND b.seat <> a.seat
+) GROUP BY ALL ORDER BY ALL
+"""
+POINTS_BY_SOURCE = """
+SELECT key AS source, avg(value) AS mean, avg(value) FILTER (WHERE winner) AS winners_mean, count(*) AS seats FROM (
+    SELECT winner, unnest(map_keys(parts)) AS key, unnest(map_values(parts)) AS value FROM (
+        SELECT r.winner, json_transform(r.breakdown, '"MAP(VARCHAR, INTEGER)"') AS parts
+        FROM results r JOIN chosen c ON c.id = r.game_id
+    )
+) GROUP BY key ORDER BY key
+"""
+TOKEN_RACE = """
+SELECT f.key AS stack, f.value AS place, count(*) AS games, median(f.turn) AS turn
+FROM game_facts f JOIN chosen c ON c.id = f.game_id WHERE f.kind = 'stack-emptied' GROUP BY ALL ORDER BY ALL
+"""
+PRODUCTS = """
+SELECT f.key AS product, count(*) AS seats, avg(r.winner::INT) AS win_rate,
+       (SELECT count(*) FROM results r JOIN chosen c ON c.id = r.game_id) AS all_seats
+FROM (
+    SELECT DISTINCT f.game_id, f.seat, f.key FROM game_facts f JOIN chosen c ON c.id = f.game_id
+    WHERE f.kind = 'bought'
+) f JOIN results r ON r.game_id = f.game_id AND r.seat = f.seat
+GROUP BY ALL ORDER BY ALL
+"""
+CARD_WINS = """
+SELECT f.key AS card, count(r.seat) AS won, count(*) - count(r.seat) AS discarded, avg(r.winner::INT) AS win_rate
+FROM game_facts f JOIN chosen c ON c.id = f.game_id
+LEFT JOIN results r ON r.game_id = f.game_id AND r.seat = f.seat
+WHERE f.kind = 'card-won' GROUP BY ALL ORDER BY ALL
+"""
+ZONES = """
+SELECT f.key AS zone, sum(f.value) AS cards
+FROM game_facts f JOIN chosen c ON c.id = f.game_id WHERE f.kind = 'decided-by' GROUP BY ALL ORDER BY ALL
 """

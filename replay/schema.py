@@ -80,6 +80,62 @@ class ResultRow(SQLModel, table=True):
     breakdown: str = Field(description="points by source as a JSON object")
 
 
+class TurnFactRow(SQLModel, table=True):
+    """Projection: each seat's score at the end of every turn and the decisions it made in it, kept as games are
+    recorded."""
+
+    __tablename__ = "turn_facts"
+    game_id: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False})
+    turn: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False})
+    seat: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False})
+    score: int = Field(description="the seat's points once the turn is over")
+    leads: bool = Field(description="it alone has the most points")
+    decisions: int = Field(description="actions the seat chose in this turn")
+    choices: int = Field(description="legal actions it had, summed over those decisions (branching factor)")
+
+
+class GameFactRow(SQLModel, table=True):
+    """Projection: the game's own notable facts (a token stack emptied, a product bought, a card won and why)."""
+
+    __tablename__ = "game_facts"
+    game_id: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False})
+    seq: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False})
+    kind: str = Field(primary_key=True, description="what happened, e.g. stack-emptied, bought, card-won")
+    key: str = Field(primary_key=True, description="what it happened to, e.g. a token value, a product, a card")
+    turn: int
+    seat: int | None = Field(default=None, description="the seat it happened to, if any")
+    value: int = Field(default=1, description="a number that goes with the fact (an order, a count, points)")
+
+
+class WinChanceRow(SQLModel, table=True):
+    """Projection: a seat's estimated chance to win from the position after event seq (`logs analyse`)."""
+
+    __tablename__ = "win_chances"
+    game_id: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False})
+    seq: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False})
+    seat: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False})
+    turn: int
+    chance: float = Field(description="the share of rollouts the seat won (shared wins count as a share)")
+    margin: float = Field(description="the half-width of its 95% confidence interval")
+    rollouts: int
+    bot: str = Field(description="the bot that played the rollouts")
+
+
+class KeyMomentRow(SQLModel, table=True):
+    """Projection: a decision where a seat's chance to win moved most, with the best alternative the search found."""
+
+    __tablename__ = "key_moments"
+    game_id: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False})
+    seq: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False}, description="the decision's event")
+    turn: int
+    seat: int
+    before: float = Field(description="the seat's chance to win before the decision")
+    after: float = Field(description="and after it")
+    action: str = Field(description="the action played, as JSON")
+    best_action: str | None = Field(default=None, description="the search bot's best alternative, as JSON")
+    best_chance: float | None = Field(default=None, description="the seat's chance after that alternative")
+
+
 class MetaRow(SQLModel, table=True):
     """Facts about the database itself, such as its schema version."""
 
@@ -88,14 +144,26 @@ class MetaRow(SQLModel, table=True):
     value: str
 
 
-TABLES = (GameRow, SeatRow, EventRow, SnapshotRow, ResultRow, MetaRow)
+TABLES = (
+    GameRow, SeatRow, EventRow, SnapshotRow, ResultRow, TurnFactRow, GameFactRow, WinChanceRow, KeyMomentRow, MetaRow,
+)  # fmt: skip
+
+
+def _create(con: duckdb.DuckDBPyConnection, models: tuple[type[SQLModel], ...]) -> None:
+    from duckdb_engine import Dialect
+
+    dialect = Dialect()
+    for model in models:
+        con.execute(str(CreateTable(model.__table__).compile(dialect=dialect)))  # type: ignore[attr-defined]
+
+
+def create_missing_tables(con: duckdb.DuckDBPyConnection) -> None:
+    """Create the tables a database of an older schema lacks."""
+    present = {name for (name,) in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+    _create(con, tuple(model for model in TABLES if model.__tablename__ not in present))
 
 
 def create_schema(con: duckdb.DuckDBPyConnection) -> None:
     """Create every table in an empty database and stamp its schema version."""
-    from duckdb_engine import Dialect
-
-    dialect = Dialect()
-    for model in TABLES:
-        con.execute(str(CreateTable(model.__table__).compile(dialect=dialect)))  # type: ignore[union-attr]
+    _create(con, TABLES)
     con.execute("INSERT INTO meta VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)])

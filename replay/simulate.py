@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
 from random import Random
 
 from engine.play import chance_rng, first_player, play_out, seated, start
 from engine.protocol import Game
-from engine.registry import get_bot
+from engine.registry import get_bot, get_game
 from events.base import LoomError
+from replay.facts import FactTaker
 from replay.projections import result_rows
 from replay.recorder import event_rows, status_of
 from replay.snapshots import SnapshotTaker
@@ -44,6 +47,7 @@ def simulate_one(game: Game, bots: Sequence[str], seed: str) -> NewGame:
     bot_rngs = {seat: Random(f"loom/bot/{recorded_seed}/{seat}") for seat in agents}
     setup = len(steps)
     snapshots = SnapshotTaker(0)
+    facts = FactTaker(game, setup)
     state, more = play_out(
         game,
         state,
@@ -51,6 +55,7 @@ def simulate_one(game: Game, bots: Sequence[str], seed: str) -> NewGame:
         chance_rng(recorded_seed, setup),
         bot_rngs,
         observe=lambda now, played: snapshots.offer(now, setup + len(played), played[-1].turn),
+        watcher=facts,
     )
     steps += more
     return NewGame(
@@ -64,13 +69,26 @@ def simulate_one(game: Game, bots: Sequence[str], seed: str) -> NewGame:
         turns=steps[-1].turn,
         snapshots=snapshots.rows,
         results=result_rows(game, state),
+        facts=facts.done(),
     )
 
 
-def simulated(game: Game, games: int, bots: Sequence[str], seed: int) -> Iterator[NewGame]:
-    """`games` games, each reproducible from (seed, its index)."""
-    for index in range(games):
-        yield simulate_one(game, bots, f"loom/simulate/{game.name}/{seed}/{index}")
+def _play_chunk(work: tuple[str, int, int, Sequence[str], int]) -> list[NewGame]:
+    name, seed, first, bots, count = work
+    game = get_game(name)
+    return [simulate_one(game, bots, f"loom/simulate/{name}/{seed}/{index}") for index in range(first, first + count)]
+
+
+def simulated(
+    game: Game, games: int, bots: Sequence[str], seed: int, workers: int = 1
+) -> Iterator[list[NewGame]]:
+    """`games` games in batches, each game reproducible from (seed, its index) whatever the number of workers."""
+    work = [(game.name, seed, first, bots, min(BATCH, games - first)) for first in range(0, games, BATCH)]
+    if workers <= 1 or len(work) == 1:
+        yield from map(_play_chunk, work)
+        return
+    with ProcessPoolExecutor(workers, mp_context=get_context("forkserver")) as pool:
+        yield from pool.map(_play_chunk, work)
 
 
 def simulate(
@@ -80,17 +98,11 @@ def simulate(
     bots: Sequence[str],
     seed: int,
     progress: Callable[[int], None] = lambda done: None,
+    workers: int = 1,
 ) -> list[int]:
-    """Play and record `games` games in batches; the new ids."""
+    """Play and record `games` games in batches, on `workers` processes; the new ids."""
     ids: list[int] = []
-    batch: list[NewGame] = []
-    for new in simulated(game, games, bots, seed):
-        batch.append(new)
-        if len(batch) == BATCH:
-            ids += store.add_games(batch)
-            progress(len(batch))
-            batch = []
-    if batch:
+    for batch in simulated(game, games, bots, seed, workers):
         ids += store.add_games(batch)
         progress(len(batch))
     return ids

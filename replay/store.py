@@ -20,9 +20,10 @@ from engine.registry import get_game
 from events.base import Event, LoomError
 from events.registry import decode_payload_text
 from replay import queries
+from replay.facts import Facts
 from replay.snapshots import SNAPSHOT_EVERY
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 if TYPE_CHECKING:
     import pyarrow as pa
 
@@ -116,6 +117,7 @@ class NewGame:
     fork_seq: int | None = None
     snapshots: list[tuple[int, int, str]] = field(default_factory=list)  # (seq, turn, state JSON)
     results: list[tuple[int, int, int, bool, str]] = field(default_factory=list)  # seat, score, rank, winner, json
+    facts: Facts = field(default_factory=Facts)
 
 
 def _friendly(error: duckdb.Error, path: str) -> StoreError:
@@ -179,8 +181,19 @@ class Store:
             row = _first(self.con.execute(queries.SCHEMA_VERSION).fetchall())
         except duckdb.Error as error:
             raise _friendly(error, self.path) from None
+        if row is not None and row[0] == "1" and not read_only:
+            self._upgrade_from_1()
+            return
         if row is None or row[0] != str(SCHEMA_VERSION):
             raise StoreError(f"{self.path} has schema version {row and row[0]}; this Loom reads {SCHEMA_VERSION}")
+
+    def _upgrade_from_1(self) -> None:
+        """Schema 2 adds the per-turn and analysis projections; `logs rebuild` fills them for games already stored."""
+        from replay.schema import create_missing_tables
+
+        with self.transaction():
+            create_missing_tables(self.con)
+            self.con.execute(queries.SET_SCHEMA_VERSION, [str(SCHEMA_VERSION)])
 
     def close(self) -> None:
         """Close the connection; the file is unlocked."""
@@ -305,9 +318,9 @@ class Store:
         ]
         return snapshot, events
 
-    def finished_games(self) -> list[tuple[int, str]]:
-        """(id, game) of every finished game."""
-        return self._all(queries.FINISHED_GAMES, [])
+    def all_games(self) -> list[tuple[int, str, int | None]]:
+        """(id, game, fork seq) of every game."""
+        return self._all(queries.ALL_GAMES, [])
 
     # --- Writing -----------------------------------------------------------------------------------------------------
 
@@ -332,6 +345,7 @@ class Store:
         status: str,
         snapshots: Sequence[tuple[int, int, str]] = (),
         results: Sequence[tuple[int, int, int, bool, str]] = (),
+        facts: Facts | None = None,
     ) -> int:
         """Append events numbered from `expected_seq + 1`; the new last seq.
 
@@ -355,6 +369,8 @@ class Store:
                 version = self.game(game_id).rules_version
                 self._insert("new_snapshots", queries.INSERT_SNAPSHOTS, _snapshot_table(snapshot_rows, version))
                 self._insert("new_results", queries.INSERT_RESULTS, _result_table([(game_id, *r) for r in results]))
+                if facts is not None:
+                    self._insert_facts([game_id], [facts], queries.UPSERT_TURN_FACTS)
         except duckdb.ConstraintException:
             raise ConcurrencyError(f"game {game_id} was appended to by another writer; nothing was written") from None
         except duckdb.Error as error:
@@ -366,6 +382,50 @@ class Store:
         with self.transaction():
             self.con.execute(queries.DELETE_RESULTS)
             self._insert("new_results", queries.INSERT_RESULTS, _result_table(rows))
+
+    def replace_facts(self, game_ids: Sequence[int], facts: Sequence[Facts]) -> None:
+        """Rebuild the turn and game facts projections from scratch with the facts of these games."""
+        with self.transaction():
+            self.con.execute(queries.DELETE_FACTS)
+            self._insert_facts(game_ids, facts, queries.INSERT_TURN_FACTS)
+
+    def _insert_facts(self, game_ids: Sequence[int], facts: Sequence[Facts], insert_turns: str) -> None:
+        import pyarrow as pa
+
+        turns = [(i, *row) for i, f in zip(game_ids, facts) for row in f.turns]
+        notable = [(i, *row) for i, f in zip(game_ids, facts) for row in f.notable]
+        game_id, turn, seat, score, leads, decisions, choices = _columns(turns, 7)
+        self._insert(
+            "new_turn_facts",
+            insert_turns,
+            pa.table(
+                {
+                    "game_id": pa.array(game_id, pa.int32()),
+                    "turn": pa.array(turn, pa.int32()),
+                    "seat": pa.array(seat, pa.int32()),
+                    "score": pa.array(score, pa.int32()),
+                    "leads": pa.array(leads, pa.bool_()),
+                    "decisions": pa.array(decisions, pa.int32()),
+                    "choices": pa.array(choices, pa.int32()),
+                }
+            ),
+        )
+        game_id, seq, kind, key, turn, seat, value = _columns(notable, 7)
+        self._insert(
+            "new_game_facts",
+            queries.INSERT_GAME_FACTS,
+            pa.table(
+                {
+                    "game_id": pa.array(game_id, pa.int32()),
+                    "seq": pa.array(seq, pa.int32()),
+                    "kind": pa.array(kind, pa.string()),
+                    "key": pa.array(key, pa.string()),
+                    "turn": pa.array(turn, pa.int32()),
+                    "seat": pa.array(seat, pa.int32()),
+                    "value": pa.array(value, pa.int32()),
+                }
+            ),
+        )
 
     def _insert(self, name: str, sql: str, table: pa.Table) -> None:
         if table.num_rows == 0:
@@ -425,6 +485,7 @@ class Store:
         self._insert(
             "new_results", queries.INSERT_RESULTS, _result_table([(i, *r) for i, g in zip(ids, new) for r in g.results])
         )
+        self._insert_facts(ids, [g.facts for g in new], queries.INSERT_TURN_FACTS)
 
 
 def _first(rows: list[Any]) -> Any:

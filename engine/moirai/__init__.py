@@ -2,7 +2,7 @@
 
 from engine.binding import bind_game
 from engine.bots import RandomBot
-from engine.moirai import render, rules
+from engine.moirai import facts, render, rules
 from engine.moirai.bots import GreedyBot
 from engine.moirai.cards import MAX_PLAYERS, MIN_PLAYERS
 from engine.moirai.rules import MoiraiState
@@ -10,7 +10,7 @@ from engine.moirai.rules import MoiraiState
 GAME = bind_game(
     name="moirai",
     title="Moirai",
-    modules=(rules, render),
+    modules=(rules, facts, render),
     state_type=MoiraiState,
     bots={"random": RandomBot, "greedy": GreedyBot},
     min_players=MIN_PLAYERS,

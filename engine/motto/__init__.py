@@ -2,7 +2,7 @@
 
 from engine.binding import bind_game
 from engine.bots import RandomBot
-from engine.motto import render, rules
+from engine.motto import facts, render, rules
 from engine.motto.bots import GreedyBot
 from engine.motto.cards import MAX_PLAYERS, MIN_PLAYERS
 from engine.motto.rules import MottoState
@@ -10,7 +10,7 @@ from engine.motto.rules import MottoState
 GAME = bind_game(
     name="motto",
     title="Motto",
-    modules=(rules, render),
+    modules=(rules, facts, render),
     state_type=MottoState,
     bots={"random": RandomBot, "greedy": GreedyBot},
     min_players=MIN_PLAYERS,

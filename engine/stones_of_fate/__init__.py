@@ -2,7 +2,7 @@
 
 from engine.binding import bind_game
 from engine.bots import RandomBot
-from engine.stones_of_fate import actions, render, rules, score
+from engine.stones_of_fate import actions, facts, render, rules, score
 from engine.stones_of_fate.bots import GreedyBot
 from engine.stones_of_fate.cards import MAX_PLAYERS, MIN_PLAYERS
 from engine.stones_of_fate.state import StonesState
@@ -10,7 +10,7 @@ from engine.stones_of_fate.state import StonesState
 GAME = bind_game(
     name="stones-of-fate",
     title="Stones of Fate",
-    modules=(rules, actions, score, render),
+    modules=(rules, actions, score, facts, render),
     state_type=StonesState,
     bots={"random": RandomBot, "greedy": GreedyBot},
     min_players=MIN_PLAYERS,

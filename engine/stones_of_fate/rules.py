@@ -136,12 +136,22 @@ def _dealt(state: StonesState, event: SpreadDealt) -> StonesState:
 # --- The winner of a card (S8) --------------------------------------------------------------------------------------
 
 
-def winner(stones: tuple[tuple[int, ...], ...], edges: Sequence[int], flipped: int) -> int | None:
+def winner(
+    stones: tuple[tuple[int, ...], ...],
+    edges: Sequence[int],
+    flipped: int,
+    *,
+    forbidden: tuple[int, ...] | None = None,
+    keystones: tuple[tuple[int, int], ...] | None = None,
+) -> int | None:
     """S8: who wins the card `flipped` whose sides are `edges`: Forbidden excludes, Keystones must match exactly,
     then strictly the most Power stones (at least one); only Keystones: the single qualifying seat; else nobody.
+    `forbidden` and `keystones` replace the card's own zones, to ask what a zone changed.
 
     Plain loops: bots ask this thousands of times a game."""
-    forbidden, keystones, power = FORBIDDEN_SIDES[flipped], KEYSTONE_SIDES[flipped], POWER_SIDES[flipped]
+    forbidden = FORBIDDEN_SIDES[flipped] if forbidden is None else forbidden
+    keystones = KEYSTONE_SIDES[flipped] if keystones is None else keystones
+    power = POWER_SIDES[flipped]
     found, best, tied, qualified = None, 0, False, 0
     for seat, mine in enumerate(stones):
         if any(mine[edges[side]] for side in forbidden) if forbidden else False:

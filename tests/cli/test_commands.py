@@ -93,14 +93,16 @@ def test_import_the_hand_written_example(tmp_path: Path) -> None:
     assert "imported 1 game" in ok("import", EXAMPLE, "--db", tmp_path / "table.duckdb")
 
 
-def test_demo_simulates_replays_branches_and_shows_the_tree(tmp_path: Path) -> None:
-    text = ok("demo", "--games", "4", "--db", tmp_path / "demo.duckdb")
-    for part in ("Simulate", "Replay game 1", "Branch it", "tree of game 1", "fork at turn"):
+def test_demo_simulates_replays_branches_shows_the_tree_and_draws_the_dashboards(tmp_path: Path) -> None:
+    text = ok("demo", "--games", "4", "--db", tmp_path / "demo.duckdb", "--pages", tmp_path)
+    for part in ("Simulate", "Replay game 1", "Branch it", "tree of game 1", "fork at turn", "Draw the dashboard"):
         assert part in text
+    assert (tmp_path / "dashboard.html").stat().st_size > 1_000_000  # plotly.js is inside
+    assert (tmp_path / "replay-1.html").exists()
 
 
-def test_rebuild_recomputes_results(db: Path) -> None:
-    assert "rebuilt the results of 4 games" in ok("rebuild", "--db", db)
+def test_rebuild_recomputes_the_projections(db: Path) -> None:
+    assert "rebuilt the projections of 4 games" in ok("rebuild", "--db", db)
 
 
 def test_the_database_defaults_to_logs_db(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:

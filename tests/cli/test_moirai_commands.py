@@ -169,9 +169,9 @@ def test_demo_with_moirai(tmp_path: Path) -> None:
         assert part in text
 
 
-def test_rebuild_recomputes_results(db: Path) -> None:
+def test_rebuild_recomputes_the_projections(db: Path) -> None:
     before = json.loads(ok("show", "3", "--db", db, "--json"))
-    assert "rebuilt the results of 4 games" in ok("rebuild", "--db", db)
+    assert "rebuilt the projections of 4 games" in ok("rebuild", "--db", db)
     assert json.loads(ok("show", "3", "--db", db, "--json"))["breakdown"] == before["breakdown"]
 
 

@@ -104,4 +104,4 @@ def test_demo_with_moorea(tmp_path: Path) -> None:
 
 
 def test_rebuild_recomputes_moorea_results(db: Path) -> None:
-    assert "rebuilt the results of 3 games" in ok("rebuild", "--db", db)
+    assert "rebuilt the projections of 3 games" in ok("rebuild", "--db", db)

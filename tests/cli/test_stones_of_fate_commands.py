@@ -131,5 +131,5 @@ def test_demo_for_stones_of_fate(tmp_path: Path) -> None:
         assert part in text
 
 
-def test_rebuild_recomputes_results(db: Path) -> None:
-    assert "rebuilt the results of 4 games" in ok("rebuild", "--db", db)
+def test_rebuild_recomputes_the_projections(db: Path) -> None:
+    assert "rebuilt the projections of 4 games" in ok("rebuild", "--db", db)

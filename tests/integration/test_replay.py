@@ -6,7 +6,7 @@ import pytest
 
 from engine.registry import get_game
 from replay.branches import branch, continue_game, tree
-from replay.projections import rebuild_results
+from replay.projections import rebuild
 from replay.replay import OutOfRange, fold, position
 from replay.snapshots import SNAPSHOT_EVERY, decode_state
 from replay.store import Store
@@ -132,5 +132,5 @@ def test_the_tree_lists_branches_and_theirs_with_fork_turns(store: Store, motto_
 def test_results_are_a_projection_rebuilt_from_events(store: Store, motto_ids: list[int]) -> None:
     before = {game_id: store.results(game_id) for game_id in motto_ids}
     store.con.execute("UPDATE results SET score = -1")
-    assert rebuild_results(store) == len(motto_ids)
+    assert rebuild(store) == len(motto_ids)
     assert {game_id: store.results(game_id) for game_id in motto_ids} == before

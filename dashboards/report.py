@@ -1,0 +1,126 @@
+"""`logs dashboard`: one HTML report over a chosen set of recorded games, a section per game.
+
+The report reads only projections (results, turn facts, game facts), which are kept as games are recorded, so its
+cost grows with the number of games but never replays one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import pandas as pd
+import plotly.graph_objects as go
+
+from dashboards import figures as fig
+from dashboards import game_figures as per_game
+from dashboards.page import Section, page
+from engine.registry import get_game
+from events.base import LoomError
+from replay import queries
+from replay.store import Store
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which games a report covers: finished games that are not branches, of one game, since a date, with a bot."""
+
+    game: str | None = None
+    since: datetime | None = None
+    bot: str | None = None
+
+    def describe(self) -> str:
+        parts = [f"since {self.since:%Y-%m-%d %H:%M}" if self.since else "", f"with bot {self.bot}" if self.bot else ""]
+        return " ".join(p for p in parts if p)
+
+
+class Reader:
+    """Runs the report's SQL against the games chosen for one game."""
+
+    def __init__(self, store: Store, game: str, selection: Selection) -> None:
+        self.con = store.con
+        self.con.execute(
+            queries.CHOOSE_GAMES, {"game": game, "since": selection.since, "bot": selection.bot}
+        ).fetchall()
+
+    def frame(self, sql: str, **params: Any) -> pd.DataFrame:
+        return self.con.execute(sql, params or None).df()
+
+
+def _summary(summary: pd.Series, title: str) -> str:
+    counts = ", ".join(str(n) for n in summary["player_counts"])
+    first, last = summary["first"], summary["last"]
+    when = f"{first:%Y-%m-%d}" if f"{first:%Y-%m-%d}" == f"{last:%Y-%m-%d}" else f"{first:%Y-%m-%d} to {last:%Y-%m-%d}"
+    return (
+        f"{summary['games']:,} finished {title} games ({', '.join(summary['sources'])}), recorded {when}; "
+        f"{counts} players a game; {summary['names']:,} player names; "
+        f"seats played by {', '.join(summary['bots'])}."
+    )
+
+
+def _game_figures(name: str, read: Reader, games: int) -> list[go.Figure]:
+    """The figures only this game has."""
+    extra: dict[str, Callable[[], list[go.Figure]]] = {
+        "moirai": lambda: [per_game.plot_objectives(read.frame(queries.POINTS_BY_SOURCE))],
+        "motto": lambda: [per_game.plot_token_race(read.frame(queries.TOKEN_RACE), games)],
+        "moorea": lambda: [per_game.plot_products(read.frame(queries.PRODUCTS))],
+        "stones-of-fate": lambda: [
+            per_game.plot_card_wins(read.frame(queries.CARD_WINS)),
+            per_game.plot_zones(read.frame(queries.ZONES)),
+        ],
+    }
+    return extra[name]() if name in extra else []
+
+
+def game_section(store: Store, name: str, selection: Selection) -> Section | None:
+    """The section of one game, or None if no game of it is chosen."""
+    title = get_game(name).title
+    read = Reader(store, name, selection)
+    summary = read.frame(queries.SUMMARY).iloc[0]
+    games = int(summary["games"])
+    if games == 0:
+        return None
+    seat_wins = read.frame(queries.SEAT_WINS)
+    lengths = read.frame(queries.LENGTHS)
+    players = _most_common_players(seat_wins)
+    lead_changes = read.frame(queries.LEAD_CHANGES)
+    branching = read.frame(queries.BRANCHING)
+    by_bot = read.frame(queries.SCORES_BY_BOT)
+    figures = [
+        fig.plot_seat_advantage(seat_wins),
+        fig.plot_scores(read.frame(queries.SCORES_BY_SEAT), "seat"),
+        fig.plot_scores(by_bot, "bot"),
+        fig.plot_margins(read.frame(queries.MARGINS)),
+        fig.plot_lengths(lengths),
+        fig.plot_score_over_turns(read.frame(queries.SCORE_OVER_TURNS, players=players), players),
+        fig.plot_lead_changes(lead_changes),
+        fig.plot_balance(
+            seat_wins, lead_changes, read.frame(queries.MIDGAME_LEADERS), read.frame(queries.WINNER_BEHIND), branching
+        ),
+        fig.plot_branching(branching),
+    ]
+    if by_bot["who"].nunique() > 1:
+        figures.append(fig.plot_bot_table(read.frame(queries.BOT_AGAINST_BOT)))
+    if name != "moirai":  # Moirai's sources are its objectives, drawn by its own figure
+        figures.append(fig.plot_points_by_source(read.frame(queries.POINTS_BY_SOURCE)))
+    figures += _game_figures(name, read, games)
+    return Section(title, [_summary(summary, title)], figures)
+
+
+def _most_common_players(seat_wins: pd.DataFrame) -> int:
+    per_count = seat_wins[seat_wins["seat"] == 0].set_index("players")["games"]
+    return int(per_count.idxmax())
+
+
+def report_html(store: Store, game: str | None = None, since: datetime | None = None, bot: str | None = None) -> str:
+    """The dashboard of the chosen games as one self-contained HTML page."""
+    selection = Selection(game, since, bot)
+    names = [get_game(game).name] if game else [row[0] for row in store.con.execute(queries.RECORDED_GAMES).fetchall()]
+    sections = [s for s in (game_section(store, name, selection) for name in names) if s is not None]
+    if not sections:
+        which = f"{game} " if game else ""
+        raise LoomError(f"no finished {which}games to report on {selection.describe()}".strip())
+    subtitle = selection.describe()
+    return page(f"Loom dashboard{': ' + subtitle if subtitle else ''}", sections)

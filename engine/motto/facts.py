@@ -1,0 +1,22 @@
+"""Motto's notable facts for the dashboards: the token race, in the order the stacks empty."""
+
+from __future__ import annotations
+
+from engine.motto.cards import VALUE_BY_NAME
+from engine.motto.rules import MottoState
+from events.base import Payload
+from events.motto import CardsPlayed
+
+Fact = tuple[int | None, str, str, int]
+
+
+def facts(before: MottoState, payload: Payload, after: MottoState) -> tuple[Fact, ...]:
+    """(seat, "stack-emptied", value, how many stacks are empty now) for each stack this play took the last of."""
+    if type(payload) is not CardsPlayed or not payload.tokens:
+        return ()
+    emptied = sum(1 for height in after.stacks if height == 0)
+    return tuple(
+        (before.seat, "stack-emptied", name, emptied)
+        for name, _ in payload.tokens
+        if after.stacks[VALUE_BY_NAME[name]] == 0
+    )

@@ -1,0 +1,44 @@
+"""`logs dashboard` and `logs replay --html`: pages written whole, bad input refused in one line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.cli.run import fails, ok
+
+
+def test_dashboard_writes_one_page(db: Path, tmp_path: Path) -> None:
+    page = tmp_path / "report.html"
+    assert "wrote the dashboard" in ok("dashboard", "--game", "motto", "-o", page, "--db", db)
+    assert page.read_text().startswith("<!DOCTYPE html>")
+
+
+def test_dashboard_filters_by_date_and_bot(db: Path, tmp_path: Path) -> None:
+    page = tmp_path / "report.html"
+    ok("dashboard", "--since", "2020-01-01", "--bot", "random", "-o", page, "--db", db)
+    assert page.exists()
+
+
+def test_dashboard_with_nothing_to_show_says_so(db: Path, tmp_path: Path) -> None:
+    assert "no finished motto games to report on since 2999-01-01" in fails(
+        "dashboard", "--game", "motto", "--since", "2999-01-01", "-o", tmp_path / "r.html", "--db", db
+    )
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_dashboard_of_an_unknown_game_is_refused(db: Path, tmp_path: Path) -> None:
+    assert "unknown game 'chess'" in fails("dashboard", "--game", "chess", "-o", tmp_path / "r.html", "--db", db)
+
+
+def test_a_page_that_cannot_be_written_is_refused_in_one_line(db: Path, tmp_path: Path) -> None:
+    assert "cannot write" in fails("dashboard", "-o", tmp_path / "missing" / "r.html", "--db", db)
+
+
+def test_replay_html_writes_the_games_page(db: Path, tmp_path: Path) -> None:
+    page = tmp_path / "game.html"
+    assert "wrote the replay of game 1" in ok("replay", "1", "--html", page, "--as", "0", "--db", db)
+    assert "as seat 0" in page.read_text()
+
+
+def test_replay_html_of_an_unknown_game_is_refused(db: Path, tmp_path: Path) -> None:
+    assert "no game with id 999" in fails("replay", "999", "--html", tmp_path / "g.html", "--db", db)
