@@ -45,6 +45,19 @@ ON CONFLICT (game_id, turn, seat) DO UPDATE SET
 INSERT_GAME_FACTS = "INSERT INTO game_facts BY NAME SELECT * FROM new_game_facts"
 DELETE_FACTS = "DELETE FROM turn_facts; DELETE FROM game_facts"
 
+# The service's listing of games (replay/live.py), with the seats of many games at once.
+FIND_GAMES = """
+SELECT id, game, players, status, source, parent_id, fork_seq, last_seq, turns, seed, rules_version, created_at
+FROM games
+WHERE (? IS NULL OR game = ?) AND (? IS NULL OR status = ?) AND (? IS NULL OR source = ?)
+  AND (? IS NULL OR parent_id = ?) AND (? IS NULL OR id < ?)
+ORDER BY id DESC LIMIT ?
+"""
+SEATS_OF = """
+SELECT game_id, list(name ORDER BY seat), list(bot ORDER BY seat) FROM seats
+WHERE list_contains(?, game_id) GROUP BY game_id
+"""
+
 # Events of one segment of a lineage: game_id's own events with seq in (after, upto].
 EVENTS = """
 SELECT seq, turn, actor, type, version, payload FROM events

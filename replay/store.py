@@ -365,9 +365,10 @@ class Store:
                     )
                 self.con.execute(queries.UPDATE_PROGRESS, [last, turns, status, game_id, expected_seq])
                 self._insert("new_events", queries.INSERT_EVENTS, _event_table([game_id] * len(events), events))
-                snapshot_rows = [(game_id, *snapshot) for snapshot in snapshots]
-                version = self.game(game_id).rules_version
-                self._insert("new_snapshots", queries.INSERT_SNAPSHOTS, _snapshot_table(snapshot_rows, version))
+                if snapshots:
+                    version = self.game_row(game_id).rules_version
+                    rows = [(game_id, *snapshot) for snapshot in snapshots]
+                    self._insert("new_snapshots", queries.INSERT_SNAPSHOTS, _snapshot_table(rows, version))
                 self._insert("new_results", queries.INSERT_RESULTS, _result_table([(game_id, *r) for r in results]))
                 if facts is not None:
                     self._insert_facts([game_id], [facts], queries.UPSERT_TURN_FACTS)

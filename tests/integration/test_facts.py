@@ -8,10 +8,11 @@ import pytest
 
 from engine.registry import PACKAGES, get_game
 from replay.branches import branch, continue_game
+from replay.live import add_game, append_played, dealt_game, played_action
 from replay.projections import rebuild
 from replay.replay import position
 from replay.simulate import simulate
-from replay.store import Store
+from replay.store import Seat, Store
 
 TURN_FACTS = "SELECT * FROM turn_facts ORDER BY ALL"
 GAME_FACTS = "SELECT * FROM game_facts ORDER BY ALL"
@@ -69,3 +70,16 @@ def test_a_database_of_schema_1_gains_the_new_projections_when_opened(tmp_path: 
         assert rows(upgraded, "SELECT value FROM meta WHERE key = 'schema_version'") == [("2",)]
         assert rebuild(upgraded) == 1
         assert rows(upgraded, "SELECT count(*) FROM turn_facts")[0][0] > 0
+
+
+def test_a_live_game_appended_action_by_action_gets_the_facts_a_rebuild_gives(store: Store) -> None:
+    game = get_game("stones-of-fate")
+    game_id = add_game(store, dealt_game(game, [Seat("ann", None), Seat("bob", None)], seed=8))
+    while game.to_move((at := position(store, game_id)).state) is not None:
+        action = game.action_json(game.legal_actions(at.state)[-1])
+        played = played_action(game, at.state, at.info.seed, at.seq, action)
+        append_played(store, game_id, game, at.state, played, at.seq)
+    kept = rows(store, TURN_FACTS), rows(store, GAME_FACTS)
+    assert kept[1]
+    rebuild(store)
+    assert (rows(store, TURN_FACTS), rows(store, GAME_FACTS)) == kept

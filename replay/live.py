@@ -1,0 +1,198 @@
+"""Games recorded as they are played, one request at a time (the HTTP service): new games, checked client events,
+appends at an expected sequence number, and the secret the service derives its access tokens from.
+
+Rows are built with `replay.recorder` and written only through `Store.add_games` and `Store.append`, like the
+command line's writes, so every projection the store keeps is kept here too.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from random import Random, SystemRandom
+from typing import Any
+
+from engine.play import Step, act, chance_rng, record, start
+from engine.protocol import Game
+from events.base import ENVELOPE_ORDER, IllegalAction, LoomError, MalformedEvent
+from events.registry import decode_payload
+from replay import queries
+from replay.facts import facts_of
+from replay.projections import result_rows
+from replay.recorder import event_rows, snapshot_rows, status_of
+from replay.store import GameInfo, NewGame, Seat, Store
+
+SOURCE = "live"
+MALFORMED = (TypeError, ValueError, KeyError, IndexError, AttributeError)
+"""What a rule check may raise on fields of the wrong kind (a number for a card name, say): bad input, not a bug."""
+SECRET_KEY = "service_secret"
+_ABSENT = object()
+
+
+@dataclass(frozen=True, slots=True)
+class Played:
+    """What an append produced: the events (not yet numbered) and the state after them."""
+
+    steps: list[Step]
+    state: Any
+
+
+def dealt_game(game: Game, seats: Sequence[Seat], seed: int | None) -> NewGame:
+    """A new game dealt by the server from `seed` (drawn at random if None), ready for seat 0."""
+    if not game.min_players <= len(seats) <= game.max_players:
+        raise IllegalAction(f"{game.title} is for {game.min_players} to {game.max_players} players, not {len(seats)}")
+    rng = Random(SystemRandom().getrandbits(48) if seed is None else seed)
+    state, steps = start(game, [seat.name for seat in seats], rng)
+    return _new_game(game, seats, steps, state)
+
+
+def table_game(game: Game, events: Sequence[Any], bots: Sequence[str | None] | None) -> NewGame:
+    """A new game whose opening events a real table supplies (its chance included), each checked by the rules."""
+    if not events:
+        raise MalformedEvent(f"a game from a table begins with its {game.name}.started event")
+    played = checked_events(game, game.blank(), events, 0)
+    players = played.steps[0].payload.players  # type: ignore[attr-defined]  # every game's first event seats them
+    labels = list(bots) if bots is not None else [None] * len(players)
+    if len(labels) != len(players):
+        raise IllegalAction(f"{len(labels)} bot labels for {len(players)} players")
+    return _new_game(game, [Seat(name, bot) for name, bot in zip(players, labels)], played.steps, played.state)
+
+
+def _new_game(game: Game, seats: Sequence[Seat], steps: list[Step], state: Any) -> NewGame:
+    status = status_of(game, state)
+    return NewGame(
+        game=game.name,
+        seats=list(seats),
+        source=SOURCE,
+        seed=getattr(steps[0].payload, "seed", 0) or 0,
+        rules_version=game.rules_version,
+        events=event_rows(steps, 0),
+        status=status,
+        turns=steps[-1].turn,
+        snapshots=snapshot_rows(game, game.blank(), steps, 0),
+        results=result_rows(game, state) if status == "finished" else [],
+        facts=facts_of(game, game.blank(), steps, 0, count_choices=True),
+    )
+
+
+def played_action(game: Game, state: Any, seed: int, after_seq: int, data: Any) -> Played:
+    """The seat to move plays the action `data` (JSON), then chance acts from the game's recorded seed.
+
+    The generator is the one `logs play` uses at this point, so the same action gives the same events either way.
+    """
+    try:
+        action = game.parse_action(data)
+    except MALFORMED as error:
+        raise IllegalAction(f"{data!r} is not an action of {game.title} ({type(error).__name__}: {error})") from None
+    state, steps = act(game, state, action, chance_rng(seed, after_seq))
+    return Played(steps, state)
+
+
+def checked_events(game: Game, state: Any, events: Sequence[Any], after_seq: int) -> Played:
+    """Events written by a client (log lines: `type` and fields; `seq`, `turn`, `actor` checked if given), each
+    checked against the rules in the position the ones before it reach. Refused with the first one's reason."""
+    steps: list[Step] = []
+    for number, data in enumerate(events, start=1):
+        try:
+            state, step = _checked(game, state, data, after_seq + len(steps) + 1, first=not after_seq and not steps)
+        except LoomError as error:
+            raise type(error)(f"event {number}: {error}") from None
+        except MALFORMED as error:  # a field of the wrong kind that the rules' checks did not expect
+            raise MalformedEvent(f"event {number}: malformed ({type(error).__name__}: {error})") from None
+        steps.append(step)
+    return Played(steps, state)
+
+
+def _checked(game: Game, state: Any, data: Any, seq: int, *, first: bool) -> tuple[Any, Step]:
+    if not isinstance(data, dict):
+        raise MalformedEvent(f"expected a JSON object, got {data!r}")
+    fields = dict(data)
+    envelope = [fields.pop(key, _ABSENT) for key in ENVELOPE_ORDER]
+    type_name, version = envelope[3], envelope[4]
+    if type_name is _ABSENT:
+        raise MalformedEvent("an event needs its 'type'")
+    if not isinstance(type_name, str) or not type_name.startswith(game.name + "."):
+        raise MalformedEvent(f"{type_name!r} is not an event of {game.name}")
+    payload = decode_payload(type_name, fields, None if version is _ABSENT else version)
+    if first and getattr(payload, "seed", 0) is None:
+        # As import does: the seed from which a continuation samples the cards the table did not name.
+        payload = replace(payload, seed=SystemRandom().getrandbits(48))  # type: ignore[call-arg]
+    state, step = record(game, state, payload)
+    if first:
+        _check_seating(payload)
+    for key, given, want in zip(ENVELOPE_ORDER, envelope, (seq, step.turn, step.actor)):
+        if given is not _ABSENT and given != want:
+            raise IllegalAction(f"{key} is {given!r}, but the rules make it {want!r}")
+    return state, step
+
+
+def _check_seating(payload: Any) -> None:
+    """The fields every game's first event has, of the kinds the store keeps (the rules check the rest)."""
+    players = getattr(payload, "players", None)
+    if not isinstance(players, tuple) or not all(isinstance(name, str) and name for name in players):
+        raise MalformedEvent(f"{payload.TYPE}: players must be a list of names")
+    seed = getattr(payload, "seed", None)
+    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**63):
+        raise MalformedEvent(f"{payload.TYPE}: seed must be a whole number from 0 to 2**63 - 1")
+
+
+def add_game(store: Store, new: NewGame) -> int:
+    """Store a new game; its id."""
+    return store.add_games([new])[0]
+
+
+def append_played(store: Store, game_id: int, game: Game, before: Any, played: Played, expected_seq: int) -> int:
+    """Append what was played from `before` (the state after event `expected_seq`); the new last seq.
+
+    ConcurrencyError, with nothing written, if another append got there first.
+    """
+    status = status_of(game, played.state)
+    return store.append(
+        game_id,
+        event_rows(played.steps, expected_seq),
+        expected_seq=expected_seq,
+        turns=played.steps[-1].turn,
+        status=status,
+        snapshots=snapshot_rows(game, before, played.steps, expected_seq),
+        results=result_rows(game, played.state) if status == "finished" else [],
+        facts=facts_of(game, before, played.steps, expected_seq, count_choices=True),
+    )
+
+
+def service_secret(store: Store) -> bytes:
+    """The database's secret for the service's access tokens, made on first use and kept in the meta table.
+
+    Kept with the games it guards: whoever can read the file can read every hidden card anyway.
+    """
+    rows = store.con.execute("SELECT value FROM meta WHERE key = ?", [SECRET_KEY]).fetchall()
+    if rows:
+        return bytes.fromhex(rows[0][0])
+    secret = secrets.token_bytes(32)
+    with store.transaction():
+        store.con.execute("INSERT INTO meta VALUES (?, ?)", [SECRET_KEY, secret.hex()])
+    return secret
+
+
+@dataclass(frozen=True, slots=True)
+class Filter:
+    """Which games to list, newest first: by kind, status, source or parent; `before` an id, for the next page."""
+
+    game: str | None = None
+    status: str | None = None
+    source: str | None = None
+    parent: int | None = None
+    before: int | None = None
+    limit: int = 50
+
+
+def find_games(store: Store, wanted: Filter) -> list[GameInfo]:
+    """The games that pass the filter, newest first, with their seats."""
+    values = (wanted.game, wanted.status, wanted.source, wanted.parent, wanted.before)
+    params = [value for value in values for _ in range(2)] + [wanted.limit]
+    infos = [GameInfo(*row) for row in store.con.execute(queries.FIND_GAMES, params).fetchall()]
+    seats = {
+        game_id: tuple(Seat(name, bot) for name, bot in zip(names, bots))
+        for game_id, names, bots in store.con.execute(queries.SEATS_OF, [[info.id for info in infos]]).fetchall()
+    }
+    return [replace(info, seats=seats.get(info.id, ())) for info in infos]

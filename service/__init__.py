@@ -1,0 +1,1 @@
+"""The HTTP service: record, replay and branch games live, and serve the dashboards (`logs serve`)."""

@@ -1,0 +1,43 @@
+"""The FastAPI application: routes, error handlers, the body limit, and the database opened for its lifetime."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+from service import api, errors, pages
+from service.context import Service
+
+DESCRIPTION = """Record, replay and branch games of Motto, Moirai, Moorea and Stones of Fate as they are played.
+
+A game is a stream of events checked by the rules. Creating one gives a token per seat and one for the table:
+send it as `Authorization: Bearer TOKEN` (or `?token=TOKEN` from a browser). A seat's token shows that seat's
+cards and plays for it; without a token only what every seat can see is shown. Errors are JSON:
+`{"error": "..."}`.
+"""
+
+
+def create_app(service: Service) -> FastAPI:
+    """The application of an opened service; the service is closed when the application stops.
+
+    The database is opened before (`Service.open`), not at start-up, so that a locked or unreadable file is one
+    clear error before any server starts.
+    """
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            service.close()
+
+    app = FastAPI(title="Loom", version="1", description=DESCRIPTION, lifespan=lifespan)
+    app.state.service = service
+    errors.install(app)
+    app.include_router(api.router)
+    app.include_router(pages.router)
+    app.add_middleware(errors.CatchAll)
+    app.add_middleware(errors.BodyLimit, limit=service.settings.max_body)
+    return app

@@ -1,0 +1,92 @@
+"""The one DuckDB file the server owns: a cursor per thread for reads, one writer at a time, the latest positions.
+
+DuckDB connections are not safe across threads, and requests run on a pool of threads: each thread reads
+through its own cursor of the one connection, and every write holds one lock, so two appends never interleave.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from replay.replay import Position, position
+from replay.store import GameInfo, Store
+
+LATEST = 512
+"""Games whose latest state is kept in memory: an append then starts from it instead of folding the game."""
+
+
+class Database:
+    """The store of a running server."""
+
+    def __init__(self, path: str) -> None:
+        self.store = Store.open(path)
+        self.path = self.store.path
+        self._local = threading.local()
+        self._cursors: list[Store] = []
+        self._cursors_lock = threading.Lock()
+        self._closed = False
+        self._write = threading.Lock()
+        self._latest: OrderedDict[int, tuple[GameInfo, Any]] = OrderedDict()
+        self._latest_lock = threading.Lock()
+
+    def reader(self) -> Store:
+        """This thread's store, on its own cursor."""
+        store = getattr(self._local, "store", None)
+        if store is None:
+            store = Store(self.store.con.cursor(), self.path)
+            self._local.store = store
+            with self._cursors_lock:
+                self._cursors.append(store)
+        return store
+
+    @contextmanager
+    def writer(self) -> Iterator[Store]:
+        """The store to write with, held by one thread at a time."""
+        with self._write:
+            yield self.reader()
+
+    def latest(self, game_id: int) -> tuple[GameInfo, Any]:
+        """The game's row and its state after its last event: from memory, else read and kept.
+
+        Only this process writes the file (DuckDB locks it), and every append it makes updates what is kept, so a
+        kept game is never behind the file for longer than an append takes to return.
+        """
+        with self._latest_lock:
+            kept = self._latest.get(game_id)
+            if kept is not None:
+                self._latest.move_to_end(game_id)
+                return kept
+        at: Position = position(self.reader(), game_id)
+        self.remember(at.info, at.state)
+        return at.info, at.state
+
+    def remember(self, info: GameInfo, state: Any) -> None:
+        """Keep `state` as the latest of game `info` (at its last_seq), unless a later one is kept already."""
+        with self._latest_lock:
+            kept = self._latest.get(info.id)
+            if kept is not None and kept[0].last_seq >= info.last_seq:
+                return
+            self._latest[info.id] = (info, state)
+            self._latest.move_to_end(info.id)
+            while len(self._latest) > LATEST:
+                self._latest.popitem(last=False)
+
+    def forget(self, game_id: int) -> None:
+        """Drop what is kept of a game (after an append found the file ahead of it)."""
+        with self._latest_lock:
+            self._latest.pop(game_id, None)
+
+    def close(self) -> None:
+        """Close every cursor and the connection; the file is unlocked. Closing again does nothing."""
+        with self._cursors_lock:
+            if self._closed:
+                return
+            self._closed = True
+            for store in self._cursors:
+                store.close()
+            self._cursors.clear()
+        self.store.close()

@@ -1,0 +1,168 @@
+"""Every failure as a JSON body `{"error": "one clear line"}` with the right status code, never a stack trace."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from engine.registry import UnknownGame
+from events.base import IllegalAction, LoomError, MalformedEvent
+from replay.replay import OutOfRange
+from replay.store import StoreError, UnknownGameId
+from service.access import Forbidden, SeatNotFound, Unauthorized
+
+log = logging.getLogger("loom.service")
+
+
+class PagesMissing(LoomError):
+    """The dashboards package is not installed with this server (503)."""
+
+
+class Conflict(LoomError):
+    """An append that expected another sequence number than the game's (409); `seq` is the game's."""
+
+    def __init__(self, message: str, seq: int) -> None:
+        super().__init__(message)
+        self.seq = seq
+
+
+STATUS: tuple[tuple[type[LoomError], int], ...] = (
+    (UnknownGameId, 404),
+    (SeatNotFound, 404),
+    (OutOfRange, 404),
+    (Unauthorized, 401),
+    (Forbidden, 403),
+    (UnknownGame, 422),
+    (IllegalAction, 422),
+    (MalformedEvent, 422),
+    (StoreError, 503),
+    (PagesMissing, 503),
+)
+"""Each of Loom's errors and its status; the first that matches counts, any other LoomError is a 400."""
+
+
+def error_body(message: str, **more: Any) -> dict[str, Any]:
+    """The JSON of every error response."""
+    return {"error": message, **more}
+
+
+def status_of(error: LoomError) -> int:
+    """The HTTP status of one of Loom's errors."""
+    return next((status for kind, status in STATUS if isinstance(error, kind)), 400)
+
+
+def _loom_error(request: Request, error: Exception) -> JSONResponse:
+    assert isinstance(error, LoomError)
+    if isinstance(error, Conflict):
+        return JSONResponse(error_body(str(error), seq=error.seq), status_code=409)
+    headers = {"WWW-Authenticate": "Bearer"} if isinstance(error, Unauthorized) else None
+    # The store names its file in some messages; where the server keeps it is none of a client's business.
+    message = str(error).replace(f" in {request.app.state.service.db.path}", "")
+    return JSONResponse(error_body(message), status_code=status_of(error), headers=headers)
+
+
+def _where(location: tuple[Any, ...]) -> str:
+    return ".".join(str(part) for part in location) or "the request"
+
+
+def _invalid(request: Request, error: Exception) -> JSONResponse:
+    assert isinstance(error, RequestValidationError)
+    first: dict[str, Any] = dict(error.errors()[0]) if error.errors() else {"loc": (), "msg": "invalid request"}
+    if first.get("type") == "json_invalid":
+        reason = first.get("ctx", {}).get("error", "invalid JSON")
+        return JSONResponse(error_body(f"the body is not JSON: {reason}"), status_code=400)
+    location = tuple(first.get("loc", ()))
+    if location == ("body",):
+        return JSONResponse(error_body("the body must be a JSON object (Content-Type: application/json)"), 422)
+    message = f"{_where(location)}: {first.get('msg', 'invalid')}"
+    return JSONResponse(error_body(message), status_code=422)
+
+
+def _http(request: Request, error: Exception) -> JSONResponse:
+    assert isinstance(error, HTTPException)
+    message = error.detail if isinstance(error.detail, str) else str(error.detail)
+    if error.status_code == 404 and message == "Not Found":
+        message = f"no such page: {request.method} {request.url.path}"
+    if error.status_code == 405:
+        message = f"{request.method} is not allowed on {request.url.path}"
+    return JSONResponse(error_body(message), status_code=error.status_code, headers=error.headers)
+
+
+def install(app: FastAPI) -> None:
+    """Register the handlers that turn every error into a JSON body."""
+    app.add_exception_handler(LoomError, _loom_error)
+    app.add_exception_handler(RequestValidationError, _invalid)
+    app.add_exception_handler(HTTPException, _http)
+
+
+class BodyLimit:
+    """Refuse a request body longer than `limit` bytes with 413 before the application reads any of it."""
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope["headers"]).get(b"content-length")
+        if declared is not None and declared.isdigit() and int(declared) > self.limit:
+            await self._refuse(send)
+            return
+        body, more = bytearray(), True
+        while more:  # the service's bodies are small: hold them whole, counting
+            message = await receive()
+            if message["type"] != "http.request":
+                break
+            body += message.get("body", b"")
+            more = message.get("more_body", False)
+            if len(body) > self.limit:
+                await self._refuse(send)
+                return
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": bytes(body), "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+    async def _refuse(self, send: Send) -> None:
+        response = JSONResponse(error_body(f"the body is larger than the limit of {self.limit} bytes"), 413)
+        await send({"type": "http.response.start", "status": 413, "headers": response.raw_headers})
+        await send({"type": "http.response.body", "body": response.body})
+
+
+class CatchAll:
+    """Answer any other exception with a JSON 500 and log it, keeping the connection (Starlette's own handler
+    re-raises, and uvicorn then drops the connection)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        started = False
+
+        async def sending(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, sending)
+        except Exception:
+            log.exception("unexpected error on %s %s", scope.get("method"), scope.get("path"))
+            if scope["type"] != "http" or started:
+                raise
+            response = JSONResponse(error_body("internal error; the server's log has the details"), 500)
+            await response(scope, receive, send)

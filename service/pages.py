@@ -1,0 +1,74 @@
+"""The pages people open in a browser: the dashboards and a game's replay, made by the `dashboards` package.
+
+A replay shows every card unless it is made for one seat, so it follows the access rules of the JSON routes: a
+seat's replay needs that seat's token (`?token=`), the whole replay the game's table token or the admin token.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Query
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from engine.registry import get_game
+from service.access import Forbidden, Unauthorized
+from service.context import Caller, Service, caller_of, service_of
+from service.errors import PagesMissing
+from service.reading import viewer_of
+from service.views import OMNISCIENT, PUBLIC
+
+router = APIRouter(tags=["pages"])
+Svc = Annotated[Service, Depends(service_of)]
+Who = Annotated[Caller, Depends(caller_of)]
+
+
+@router.get("/", include_in_schema=False)
+def home() -> RedirectResponse:
+    """The dashboards are the front page."""
+    return RedirectResponse("/dashboard")
+
+
+@router.get("/favicon.ico", include_in_schema=False)
+def favicon() -> Response:
+    """No icon: an empty answer, so a browser does not log a missing one as an error."""
+    return Response(status_code=204)
+
+
+@router.get("/dashboard", response_class=HTMLResponse)
+def dashboard(
+    service: Svc,
+    game: Annotated[str | None, Query(description="only games of this kind")] = None,
+    since: Annotated[datetime | None, Query(description="only games recorded since, e.g. 2026-12-01")] = None,
+    bot: Annotated[str | None, Query(description="only games this bot played")] = None,
+) -> HTMLResponse:
+    """The dashboards of the recorded games: results, bots and balance (no hidden card is in them)."""
+    if game is not None:
+        get_game(game)
+    try:
+        from dashboards.report import report_html
+    except ImportError as error:
+        raise PagesMissing(f"the dashboards are not available on this server ({error})") from None
+    since = since.astimezone() if since else None  # a date without a zone is the server's local time, as the CLI's
+    return HTMLResponse(report_html(service.db.reader(), game=game, since=since, bot=bot))
+
+
+@router.get("/games/{game_id}/replay", response_class=HTMLResponse)
+def replay(
+    game_id: int,
+    service: Svc,
+    caller: Who,
+    seat: Annotated[str | None, Query(alias="as", description="a seat number, or 'all'")] = None,
+) -> HTMLResponse:
+    """A game's replay, turn by turn: as one seat saw it (that seat's token) or whole (the table or admin token)."""
+    info = service.db.reader().game_row(game_id)
+    viewer = viewer_of(service, caller, info, seat)
+    if viewer == PUBLIC:
+        refused = Forbidden if caller.token is not None else Unauthorized
+        raise refused("a replay shows the cards in play: open it with a seat's token (?token=...) or the table's")
+    try:
+        from dashboards.viewer import replay_html
+    except ImportError as error:
+        raise PagesMissing(f"the replay viewer is not available on this server ({error})") from None
+    return HTMLResponse(replay_html(service.db.reader(), game_id, seat=None if viewer == OMNISCIENT else int(viewer)))

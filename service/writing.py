@@ -1,0 +1,143 @@
+"""Writing games: create one (dealt by the server or by a real table), append an action or a table's events at an
+expected sequence number, branch. Every rule is checked before the single write; a refusal writes nothing."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from engine.protocol import CHANCE_TO_MOVE, Game
+from engine.registry import get_bot, get_game
+from events.base import IllegalAction
+from replay.branches import branch
+from replay.live import Played, add_game, append_played, checked_events, dealt_game, played_action, table_game
+from replay.store import ConcurrencyError, GameInfo, Seat
+from service.access import Forbidden, Unauthorized, may_act, require_admin
+from service.context import Caller, Service
+from service.errors import Conflict
+from service.models import ActionBody, BranchBody, EventsBody, NewGameBody
+from service.views import tell_state
+
+
+def create(service: Service, caller: Caller, body: NewGameBody) -> dict[str, Any]:
+    """A new game; its id, sequence number and tokens."""
+    require_admin(service.keys, caller.token, "creating a game")
+    game = get_game(body.game)
+    if (body.players is None) == (body.events is None):
+        raise IllegalAction("give players (the server deals) or events (a real table's opening), not both or neither")
+    if body.events is not None and body.seed is not None:
+        raise IllegalAction("a seed is for a game the server deals; a table's events carry their own")
+    if body.players is not None:
+        labels = body.bots if body.bots is not None else [None] * len(body.players)
+        if len(labels) != len(body.players):
+            raise IllegalAction(f"{len(labels)} bot labels for {len(body.players)} players")
+        new = dealt_game(game, [Seat(name, bot) for name, bot in zip(body.players, labels)], body.seed)
+    else:
+        new = table_game(game, body.events or [], body.bots)
+    with service.db.writer() as store:
+        game_id = add_game(store, new)
+    issued = service.keys.tokens(game_id, len(new.seats))
+    return {"id": game_id, "seq": new.events.seq[-1], "status": new.status, "tokens": issued}
+
+
+def act(service: Service, caller: Caller, game_id: int, body: ActionBody) -> dict[str, Any]:
+    """The seat to move plays an action; chance follows from the game's seed."""
+    info, state = _at(service, game_id, body.expected_seq)
+    game = get_game(info.game)
+    mover = game.to_move(state)
+    if mover is None:
+        raise IllegalAction(f"game {game_id} is over")
+    if mover == CHANCE_TO_MOVE:
+        raise IllegalAction("chance must act first: write its event (POST .../events) before any action")
+    seat = mover if body.seat is None else body.seat
+    if seat >= info.players:
+        raise IllegalAction(f"seat {seat} is out of range: game {game_id} has seats 0 to {info.players - 1}")
+    grant = caller.grant(service, info)
+    may_act(grant, seat, caller.token is not None)
+    if seat != mover:
+        raise IllegalAction(f"it is seat {mover}'s turn, not seat {seat}'s")
+    played = played_action(game, state, info.seed, info.last_seq, body.action)
+    return _append(service, info, game, state, played, seat if not grant.everything else None)
+
+
+def write_events(service: Service, caller: Caller, game_id: int, body: EventsBody) -> dict[str, Any]:
+    """Events a client writes itself, each checked by the rules: the table's token writes any; a seat's token only
+    events its seat makes (chance's need the table)."""
+    info, state = _at(service, game_id, body.expected_seq)
+    game = get_game(info.game)
+    grant = caller.grant(service, info)
+    if grant.anonymous:
+        _refuse(caller, "writing events needs the game's table token, or a seat's token for that seat's own events")
+    played = checked_events(game, state, body.events, info.last_seq)
+    if not grant.everything:
+        for number, step in enumerate(played.steps, start=1):
+            if step.actor != grant.seat:
+                who = "chance" if step.actor is None else f"seat {step.actor}"
+                _refuse(caller, f"event {number} is {who}'s; a seat's token writes only that seat's events")
+    return _append(service, info, game, state, played, grant.seat)
+
+
+def _refuse(caller: Caller, reason: str) -> None:
+    raise (Forbidden if caller.token is not None else Unauthorized)(reason)
+
+
+def _at(service: Service, game_id: int, expected_seq: int) -> tuple[GameInfo, Any]:
+    """The game and its latest state, if the client's expected sequence number is still its last event."""
+    info, state = service.db.latest(game_id)
+    if info.last_seq != expected_seq:
+        raise Conflict(f"game {game_id} is at event {info.last_seq}, not {expected_seq}; read it again", info.last_seq)
+    return info, state
+
+
+def _append(
+    service: Service, info: GameInfo, game: Game, before: Any, played: Played, seat: int | None
+) -> dict[str, Any]:
+    """Write what was played at the expected sequence number; the new position as the actor sees it."""
+    try:
+        with service.db.writer() as store:
+            last = append_played(store, info.id, game, before, played, info.last_seq)
+    except ConcurrencyError:
+        service.db.forget(info.id)
+        now = service.db.reader().game_row(info.id).last_seq
+        raise Conflict(f"game {info.id} is at event {now}, not {info.last_seq}; read it again", now) from None
+    status = "finished" if game.to_move(played.state) is None else "open"
+    service.db.remember(replace(info, last_seq=last, turns=played.steps[-1].turn, status=status), played.state)
+    service.hub.appended(info.id)
+    told = tell_state(game, played.state, "all" if seat is None else seat, info.players)
+    return {
+        "id": info.id,
+        "seq": last,
+        "turn": played.steps[-1].turn,
+        "status": status,
+        "to_move": told.to_move,
+        "legal": told.legal,
+        "state": told.described,
+    }
+
+
+def fork(service: Service, caller: Caller, game_id: int, body: BranchBody) -> dict[str, Any]:
+    """A branch of the game at the start of a turn; its id and tokens."""
+    info = service.db.reader().game_row(game_id)
+    if not caller.grant(service, info).everything:
+        require_admin(service.keys, caller.token, "branching a game (or its table token)")
+    if body.bot is not None:
+        get_bot(get_game(info.game), body.bot)
+    with service.db.writer() as store:
+        new_id = branch(store, game_id, body.turn, body.actions, body.bot)
+        new = store.game_row(new_id)
+    return {
+        "id": new_id,
+        "parent": game_id,
+        "seq": new.last_seq,
+        "status": new.status,
+        "tokens": service.keys.tokens(new_id, info.players),
+    }
+
+
+def tokens(service: Service, caller: Caller, game_id: int) -> dict[str, Any]:
+    """Every token of a game, for the admin to hand out (a game recorded by the command line has tokens too)."""
+    if not service.keys.admin_set:
+        raise Forbidden("handing out tokens needs the admin token, and this server has none (--admin-token)")
+    require_admin(service.keys, caller.token, "handing out a game's tokens")
+    info = service.db.reader().game_row(game_id)
+    return {"id": game_id, "tokens": service.keys.tokens(game_id, info.players)}

@@ -1,0 +1,64 @@
+"""The dashboards and replay pages served by a real server, and opened in a real browser (headless Chromium)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from engine.registry import get_game
+from replay.simulate import simulate
+from replay.store import Store
+from service.server import free_port, running
+from service.settings import Settings
+from tests.browser import browser_tab
+from tests.service.client import ADMIN, Api
+
+
+@pytest.fixture(scope="module")
+def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
+    """A server on a database of six finished three-player games of Motto and of Moirai, simulated beforehand."""
+    path = tmp_path_factory.mktemp("pages") / "pages.duckdb"
+    with Store.open(path) as store:
+        for name in ("motto", "moirai"):
+            simulate(store, get_game(name), 6, ["greedy", "random", "random"], seed=4)
+    with running(Settings(str(path), port=free_port(), admin_token=ADMIN)) as base:
+        client = Api(base)
+        yield client
+        client.close()
+
+
+def _seat_token(api: Api, game_id: int, seat: int) -> str:
+    return str(api.ok("GET", f"/games/{game_id}/tokens", ADMIN)["tokens"]["seats"][seat])
+
+
+def test_the_dashboard_is_served_as_one_page(api: Api) -> None:
+    for query in ("", "?game=moirai", "?since=2000-01-01&bot=greedy"):
+        page = api.call("GET", f"/dashboard{query}")
+        assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+        assert "Moirai" in page.text and "Plotly" in page.text
+    assert api.call("GET", "/dashboard?game=chess").status_code == 422
+
+
+def test_a_replay_is_served_to_a_seat_with_its_token(api: Api) -> None:
+    mine = api.call("GET", f"/games/7/replay?token={_seat_token(api, 7, 2)}")
+    assert mine.status_code == 200 and "Moirai" in mine.text
+    assert api.call("GET", "/games/7/replay?as=all", ADMIN).status_code == 200
+    assert api.call("GET", f"/games/7/replay?as=0&token={_seat_token(api, 7, 2)}").status_code == 403
+
+
+def test_the_served_dashboard_draws_in_a_browser_without_errors(api: Api) -> None:
+    with browser_tab(f"{api.base}/dashboard?game=moirai") as tab:
+        assert tab.page.evaluate("document.querySelectorAll('.js-plotly-plot .main-svg').length") >= 10
+        assert tab.errors == []
+
+
+def test_the_served_replay_moves_to_another_turn_in_a_browser(api: Api) -> None:
+    with browser_tab(f"{api.base}/games/1/replay?token={_seat_token(api, 1, 0)}") as tab:
+        page = tab.page
+        first = page.inner_text("#table")
+        rail = page.locator(".slider-rail-rect").bounding_box()
+        page.mouse.click(rail["x"] + rail["width"] * 0.6, rail["y"] + rail["height"] / 2)
+        page.wait_for_function("document.body.dataset.position !== '0'")
+        assert page.inner_text("#table") != first
+        assert tab.errors == []
