@@ -34,14 +34,8 @@ INSERT_SNAPSHOTS = "INSERT INTO snapshots SELECT * FROM new_snapshots"
 INSERT_RESULTS = "INSERT INTO results SELECT * FROM new_results"
 DELETE_RESULTS = "DELETE FROM results"
 INSERT_TURN_FACTS = "INSERT INTO turn_facts BY NAME SELECT * FROM new_turn_facts"
-# A batch that ends inside a turn wrote that turn's rows so far: the next batch brings the score up to date and
-# adds its decisions.
-UPSERT_TURN_FACTS = """
-INSERT INTO turn_facts BY NAME SELECT * FROM new_turn_facts
-ON CONFLICT (game_id, turn, seat) DO UPDATE SET
-    score = excluded.score, leads = excluded.leads,
-    decisions = decisions + excluded.decisions, choices = choices + excluded.choices
-"""
+TURN_DECISIONS = "SELECT seat, decisions, choices FROM turn_facts WHERE game_id = ? AND turn = ?"
+DELETE_TURN_FACTS = "DELETE FROM turn_facts WHERE game_id = ? AND turn = ?"
 INSERT_GAME_FACTS = "INSERT INTO game_facts BY NAME SELECT * FROM new_game_facts"
 DELETE_FACTS = "DELETE FROM turn_facts; DELETE FROM game_facts"
 

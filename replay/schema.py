@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 
 import duckdb
-from sqlalchemy import BigInteger
+from sqlalchemy import BigInteger, Column, MetaData, Table
 from sqlalchemy.schema import CreateTable
 from sqlmodel import Field, SQLModel
 
@@ -149,12 +149,21 @@ TABLES = (
 )  # fmt: skip
 
 
+UNKEYED = frozenset({"turn_facts", "game_facts"})
+"""Projections written in bulk and read by scans and joins: a key index would take more room than their rows and
+slow every insert, so they are created without one (the classes name a key only because the ORM wants one)."""
+
+
 def _create(con: duckdb.DuckDBPyConnection, models: tuple[type[SQLModel], ...]) -> None:
     from duckdb_engine import Dialect
 
     dialect = Dialect()
     for model in models:
-        con.execute(str(CreateTable(model.__table__).compile(dialect=dialect)))  # type: ignore[attr-defined]
+        table: Table = model.__table__  # type: ignore[attr-defined]
+        if table.name in UNKEYED:
+            columns = (Column(c.name, c.type, nullable=c.nullable) for c in table.columns)
+            table = Table(table.name, MetaData(), *columns)
+        con.execute(str(CreateTable(table).compile(dialect=dialect)))
 
 
 def create_missing_tables(con: duckdb.DuckDBPyConnection) -> None:

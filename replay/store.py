@@ -371,7 +371,7 @@ class Store:
                     self._insert("new_snapshots", queries.INSERT_SNAPSHOTS, _snapshot_table(rows, version))
                 self._insert("new_results", queries.INSERT_RESULTS, _result_table([(game_id, *r) for r in results]))
                 if facts is not None:
-                    self._insert_facts([game_id], [facts], queries.UPSERT_TURN_FACTS)
+                    self._insert_facts([game_id], [self._merged(game_id, facts)])
         except duckdb.ConstraintException:
             raise ConcurrencyError(f"game {game_id} was appended to by another writer; nothing was written") from None
         except duckdb.Error as error:
@@ -388,9 +388,27 @@ class Store:
         """Rebuild the turn and game facts projections from scratch with the facts of these games."""
         with self.transaction():
             self.con.execute(queries.DELETE_FACTS)
-            self._insert_facts(game_ids, facts, queries.INSERT_TURN_FACTS)
+            self._insert_facts(game_ids, facts)
 
-    def _insert_facts(self, game_ids: Sequence[int], facts: Sequence[Facts], insert_turns: str) -> None:
+    def _merged(self, game_id: int, facts: Facts) -> Facts:
+        """`facts` of an append, with the decisions already stored for the turn it continues, whose rows go: an
+        append that ended inside a turn wrote that turn's rows so far."""
+        if not facts.turns:
+            return facts
+        turn = facts.turns[0][0]
+        before = {seat: (d, c) for seat, d, c in self._all(queries.TURN_DECISIONS, [game_id, turn])}
+        if not before:
+            return facts
+        self.con.execute(queries.DELETE_TURN_FACTS, [game_id, turn])
+        turns = [
+            (t, seat, score, leads, decisions + before[seat][0], choices + before[seat][1])
+            if t == turn and seat in before
+            else (t, seat, score, leads, decisions, choices)
+            for t, seat, score, leads, decisions, choices in facts.turns
+        ]
+        return replace(facts, turns=turns)
+
+    def _insert_facts(self, game_ids: Sequence[int], facts: Sequence[Facts]) -> None:
         import pyarrow as pa
 
         turns = [(i, *row) for i, f in zip(game_ids, facts) for row in f.turns]
@@ -398,7 +416,7 @@ class Store:
         game_id, turn, seat, score, leads, decisions, choices = _columns(turns, 7)
         self._insert(
             "new_turn_facts",
-            insert_turns,
+            queries.INSERT_TURN_FACTS,
             pa.table(
                 {
                     "game_id": pa.array(game_id, pa.int32()),
@@ -486,7 +504,7 @@ class Store:
         self._insert(
             "new_results", queries.INSERT_RESULTS, _result_table([(i, *r) for i, g in zip(ids, new) for r in g.results])
         )
-        self._insert_facts(ids, [g.facts for g in new], queries.INSERT_TURN_FACTS)
+        self._insert_facts(ids, [g.facts for g in new])
 
 
 def _first(rows: list[Any]) -> Any:

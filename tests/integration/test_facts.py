@@ -83,3 +83,9 @@ def test_a_live_game_appended_action_by_action_gets_the_facts_a_rebuild_gives(st
     assert kept[1]
     rebuild(store)
     assert (rows(store, TURN_FACTS), rows(store, GAME_FACTS)) == kept
+
+
+def test_the_facts_tables_carry_no_key_index(store: Store) -> None:
+    keyed = rows(store, "SELECT table_name FROM duckdb_constraints() WHERE constraint_type = 'PRIMARY KEY'")
+    assert {name for (name,) in keyed}.isdisjoint({"turn_facts", "game_facts"})
+    assert {"events", "results"} <= {name for (name,) in keyed}
