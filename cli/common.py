@@ -45,9 +45,9 @@ def fails_cleanly(fn: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-def open_store(db: Path | None, *, read_only: bool = False) -> Store:
-    """The store at --db."""
-    return Store.open(db, read_only=read_only)
+def open_store(db: Path | None, *, read_only: bool = False, threads: int | None = None) -> Store:
+    """The store at --db; `threads` for DuckDB (analytics use every core)."""
+    return Store.open(db, read_only=read_only, threads=threads)
 
 
 def write_page(path: Path, html: str) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from datetime import datetime
 from pathlib import Path
 from typing import Annotated
@@ -31,7 +32,7 @@ def dashboard_command(
     """Seat advantage, scores, the lead, balance and each game's own figures, for the chosen finished games."""
     from dashboards.report import report_html  # plotly and pandas load only for the commands that draw
 
-    with open_store(db, read_only=True) as store:
+    with open_store(db, read_only=True, threads=os.cpu_count()) as store:
         html = report_html(store, game, since.astimezone() if since else None, bot)
     write_page(output, html)
     out.print(f"wrote the dashboard to {output} ({len(html) / 1e6:.1f} MB); open it in a browser")

@@ -185,18 +185,26 @@ def plot_lengths(lengths: pd.DataFrame) -> go.Figure:
 # --- Score over turns and the lead ------------------------------------------------------------------------------------
 
 
-def _score_over_turns_data(frame: pd.DataFrame) -> dict[int, dict[str, list[float]]]:
-    """Per seat: the turns, and the 10th, 25th, 50th, 75th and 90th percentiles of its score at each.
+QUANTILES = {"p10": 0.1, "p25": 0.25, "p50": 0.5, "p75": 0.75, "p90": 0.9}
+
+
+def _score_over_turns_data(counts: pd.DataFrame) -> dict[int, dict[str, list[float]]]:
+    """Per seat: the turns, and the 10th, 25th, 50th, 75th and 90th percentiles of its score at each, from how many
+    games had each score (a percentile is the lowest score that many games reach).
 
     Only turns that a fifth of the games reach: beyond, a handful of long games would stand for all."""
+    ordered = counts.sort_values(["seat", "turn", "score"])
+    groups = ordered.groupby(["seat", "turn"], sort=False)
+    share = groups["games"].cumsum() / groups["games"].transform("sum")
+    reached = groups["games"].transform("sum")
+    ordered = ordered.assign(share=share, reached=reached)
+    ordered = ordered[ordered["reached"] >= ordered["reached"].max() / 5]
     out: dict[int, dict[str, list[float]]] = {}
-    frame = frame[frame["n"] >= frame["n"].max() / 5]
-    for seat, rows in frame.groupby("seat", sort=True):
-        quantiles = list(zip(*rows["q"]))
-        out[int(seat)] = {  # type: ignore[call-overload]
-            "turn": [int(t) for t in rows["turn"]],
-            **{name: list(values) for name, values in zip(("p10", "p25", "p50", "p75", "p90"), quantiles)},
-        }
+    for (seat, turn), rows in ordered.groupby(["seat", "turn"], sort=True):
+        series = out.setdefault(int(seat), {"turn": [], **{name: [] for name in QUANTILES}})  # type: ignore[call-overload]
+        series["turn"].append(int(turn))  # type: ignore[call-overload]
+        for name, q in QUANTILES.items():
+            series[name].append(float(rows["score"][rows["share"] >= q - 1e-9].iloc[0]))
     return out
 
 

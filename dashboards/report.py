@@ -94,7 +94,7 @@ def game_section(store: Store, name: str, selection: Selection) -> Section | Non
         fig.plot_scores(by_bot, "bot"),
         fig.plot_margins(read.frame(queries.MARGINS)),
         fig.plot_lengths(lengths),
-        fig.plot_score_over_turns(read.frame(queries.SCORE_OVER_TURNS, players=players), players),
+        fig.plot_score_over_turns(read.frame(queries.SCORE_COUNTS, players=players), players),
         fig.plot_lead_changes(lead_changes),
         fig.plot_balance(
             seat_wins, lead_changes, read.frame(queries.MIDGAME_LEADERS), read.frame(queries.WINNER_BEHIND), branching

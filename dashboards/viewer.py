@@ -124,6 +124,7 @@ def _chances_figure(chances: pd.DataFrame, names: list[str]) -> go.Figure | None
 def _moments_html(moments: pd.DataFrame, names: list[str]) -> str:
     if moments.empty:
         return ""
+
     def best(m: Any) -> str:
         return "" if m.best_action is None else f"<code>{escape(m.best_action)}</code> ({m.best_chance:.0%})"
 

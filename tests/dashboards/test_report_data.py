@@ -106,10 +106,12 @@ def test_balance_figures(read: Reader) -> None:
     assert balance.branching == pytest.approx((3 * 10 + 3 * 20 + 3 * 30 + 3 * 40 + 9 * (10 + 20)) / 30)
 
 
-def test_score_over_turns_gives_each_seat_its_median(read: Reader) -> None:
-    series = figures._score_over_turns_data(read.frame(queries.SCORE_OVER_TURNS, players=3))
-    assert series[0]["turn"][:2] == [1, 2]
-    assert series[0]["p50"][0] == pytest.approx(1)  # 1, 2, 1, 1
+def test_score_over_turns_gives_each_seat_its_median_and_spread(read: Reader) -> None:
+    series = figures._score_over_turns_data(read.frame(queries.SCORE_COUNTS, players=3))
+    assert series[0]["turn"] == [1, 2, 3, 4]  # turns 3 and 4: only game A, a quarter of the games, reaches them
+    assert series[0]["p50"][:2] == [1, 2]  # turn 1: 1, 2, 1, 1; turn 2: 1, 4, 2, 2
+    assert series[0]["p90"][:2] == [2, 4]
+    assert series[1]["p10"][1] == 1  # seat 1 at turn 2: 2, 1, 1, 2
 
 
 def test_bot_table_gives_each_bot_its_win_rate_against_the_others(read: Reader) -> None:
