@@ -74,7 +74,15 @@ def _game_figures(name: str, read: Reader, games: int) -> list[go.Figure]:
     return extra[name]() if name in extra else []
 
 
-def game_section(store: Store, name: str, selection: Selection) -> Section | None:
+@dataclass(frozen=True)
+class GameReport:
+    """One game's section, and the counts the report's opening summary adds up."""
+
+    section: Section
+    summary: pd.Series
+
+
+def game_section(store: Store, name: str, selection: Selection) -> GameReport | None:
     """The section of one game, or None if no game of it is chosen."""
     title = get_game(name).title
     read = Reader(store, name, selection)
@@ -106,7 +114,7 @@ def game_section(store: Store, name: str, selection: Selection) -> Section | Non
     if name != "moirai":  # Moirai's sources are its objectives, drawn by its own figure
         figures.append(fig.plot_points_by_source(read.frame(queries.POINTS_BY_SOURCE)))
     figures += _game_figures(name, read, games)
-    return Section(title, [_summary(summary, title)], figures)
+    return GameReport(Section(title, [_summary(summary, title)], figures), summary)
 
 
 def _most_common_players(seat_wins: pd.DataFrame) -> int:
@@ -114,13 +122,32 @@ def _most_common_players(seat_wins: pd.DataFrame) -> int:
     return int(per_count.idxmax())
 
 
+def _overview(reports: list[GameReport], selection: Selection) -> Section:
+    """The report's opening lines: how many games of which, by how many players, recorded when."""
+    games = sum(int(r.summary["games"]) for r in reports)
+    first = min(r.summary["first"] for r in reports)
+    last = max(r.summary["last"] for r in reports)
+    each = ", ".join(f"{r.section.title} {int(r.summary['games']):,}" for r in reports)
+    names = sum(int(r.summary["names"]) for r in reports)
+    chosen = f" ({selection.describe()})" if selection.describe() else ""
+    return Section(
+        "Summary",
+        [
+            f"{games:,} finished games{chosen}: {each}; {names:,} player names; recorded from {first:%Y-%m-%d %H:%M} "
+            f"to {last:%Y-%m-%d %H:%M}. Branches are left out: they are what-ifs, not games anyone played.",
+            "Hover over a figure for its numbers; figures are per game, since scores of different games differ.",
+        ],
+    )
+
+
 def report_html(store: Store, game: str | None = None, since: datetime | None = None, bot: str | None = None) -> str:
     """The dashboard of the chosen games as one self-contained HTML page."""
     selection = Selection(game, since, bot)
     names = [get_game(game).name] if game else [row[0] for row in store.con.execute(queries.RECORDED_GAMES).fetchall()]
-    sections = [s for s in (game_section(store, name, selection) for name in names) if s is not None]
-    if not sections:
+    reports = [r for r in (game_section(store, name, selection) for name in names) if r is not None]
+    if not reports:
         which = f"{game} " if game else ""
         raise LoomError(f"no finished {which}games to report on {selection.describe()}".strip())
     subtitle = selection.describe()
+    sections = [_overview(reports, selection), *(r.section for r in reports)]
     return page(f"Loom dashboard{': ' + subtitle if subtitle else ''}", sections)

@@ -30,8 +30,9 @@ def drawn(trace: Any) -> bool:
 @pytest.mark.parametrize("name", list(PACKAGES))
 def test_every_figure_of_the_report_is_present_and_drawn(recorded: Path, name: str) -> None:
     with Store.open(recorded, read_only=True) as store:
-        section = game_section(store, name, Selection())
-    assert section is not None
+        report = game_section(store, name, Selection())
+    assert report is not None
+    section = report.section
     titles = [fig.layout.title.text for fig in section.figures]
     expected = ["Seat advantage", "Scores per seat", "Scores per bot", "Margin of victory", "Game length",
                 "Score over turns", "Lead changes", "Balance", "Branching factor", "Bot against bot"]  # fmt: skip
@@ -58,6 +59,13 @@ def test_a_player_name_with_markup_appears_as_text(recorded: Path) -> None:
     with Store.open(recorded, read_only=True) as store:
         html = report_html(store, "motto")
     assert EVIL not in html
+
+
+def test_the_report_opens_with_a_summary_of_the_chosen_games(recorded: Path) -> None:
+    with Store.open(recorded, read_only=True) as store:
+        html = report_html(store)
+    summary = html[html.index("<h2>Summary</h2>") :][:600]
+    assert "33 finished games: Moirai 8, Moorea 8, Motto 9, Stones of Fate 8" in summary
 
 
 def test_the_report_can_be_limited_to_one_game_and_a_bot(recorded: Path) -> None:
