@@ -11,7 +11,7 @@ from rich.table import Table
 
 from cli.app import app
 from cli.common import AsJson, Db, fails_cleanly, open_store, out, print_json
-from engine.registry import get_game
+from engine.registry import get_game, with_budget
 from replay.simulate import lineup, simulate
 from replay.store import GameInfo, Store
 
@@ -25,12 +25,13 @@ def simulate_command(
     bot: Annotated[list[str] | None, typer.Option("--bot", help="A bot for every seat, or one per seat.")] = None,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the whole simulation.")] = 0,
     workers: Annotated[int, typer.Option("--workers", "-w", min=1, help="Processes playing games (default: 1).")] = 1,
+    budget: Annotated[int | None, typer.Option("--budget", help="Playouts per decision of the mcts bot.")] = None,
     db: Db = None,
     as_json: AsJson = False,
 ) -> None:
     """Play games between bots and record them."""
     rules = get_game(game)
-    bots = lineup(rules, players, bot or [])
+    bots = lineup(rules, players, with_budget(bot or [], budget))
     with (
         open_store(db) as store,
         Progress(

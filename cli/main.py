@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cli import dashboard, demo, games, logfiles, replaying, serve  # noqa: F401  (each registers its commands)
+from cli import dashboard, demo, games, logfiles, replaying, serve, whatif  # noqa: F401  (each registers its commands)
 from cli.app import app
 
 

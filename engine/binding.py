@@ -8,7 +8,7 @@ from typing import cast
 from engine.protocol import Bot, Game
 
 FUNCTIONS = (
-    "setup", "check", "apply", "to_move", "next_turn", "legal_actions", "resolve", "chance", "view",
+    "setup", "check", "apply", "to_move", "next_turn", "legal_actions", "resolve", "chance", "view", "determinize",
     "scores", "winners", "breakdown", "parse_action", "action_json", "render", "describe", "facts",
 )  # fmt: skip
 

@@ -85,6 +85,13 @@ class Game(Protocol):
         """The state as `seat` may know it: hidden cards are `HIDDEN`."""
         ...
 
+    def determinize(self, state: Any, seat: int | None, rng: Random) -> Any:
+        """A full state consistent with `state` as `seat` sees it (its view): each card hidden from the seat dealt at
+        random from the cards it has not seen, the deck's order (when the game knows one) shuffled. With `seat`
+        None, `state` is a full state and only what no seat has seen (the deck's order, ...) is drawn anew.
+        Every seat's view of the result is that seat's view of `state`."""
+        ...
+
     def scores(self, state: Any) -> list[int]:
         """Points per seat."""
         ...

@@ -507,6 +507,41 @@ class Store:
         self._insert_facts(ids, [g.facts for g in new])
 
 
+    # --- Win chances and key moments (logs analyse) ------------------------------------------------------------------
+
+    def replace_analysis(
+        self,
+        game_id: int,
+        chances: Sequence[tuple[int, int, int, float, float, int, str]],
+        moments: Sequence[tuple[int, int, int, float, float, str, str | None, float | None]],
+    ) -> None:
+        """A game's win-chance curve, rows (seq, seat, turn, chance, margin, rollouts, bot), and its key moments,
+        rows (seq, turn, seat, before, after, action, best action, best chance), replacing its earlier ones."""
+        import pyarrow as pa
+
+        curve = ("seq", "seat", "turn", "chance", "margin", "rollouts", "bot")
+        moment = ("seq", "turn", "seat", "before", "after", "action", "best_action", "best_chance")
+        try:
+            with self.transaction():
+                self.con.execute(queries.DELETE_WIN_CHANCES, [game_id])
+                self.con.execute(queries.DELETE_KEY_MOMENTS, [game_id])
+                for name, sql, names, rows in (
+                    ("new_win_chances", queries.INSERT_WIN_CHANCES, curve, chances),
+                    ("new_key_moments", queries.INSERT_KEY_MOMENTS, moment, moments),
+                ):
+                    columns = dict(zip(names, _columns(rows, len(names))))
+                    self._insert(name, sql, pa.table({"game_id": [game_id] * len(rows), **columns}))
+        except duckdb.Error as error:
+            raise _friendly(error, self.path) from None
+
+    def win_chances(self, game_id: int) -> list[tuple[int, int, int, float, float, int, str]]:
+        """The stored win-chance curve of a game: (seq, seat, turn, chance, margin, rollouts, bot), by seq and seat."""
+        return [tuple(row) for row in self._all(queries.WIN_CHANCES, [game_id])]
+
+    def key_moments(self, game_id: int) -> list[tuple[int, int, int, float, float, str, str | None, float | None]]:
+        """The stored key moments of a game: (seq, turn, seat, before, after, action, best action, best chance)."""
+        return [tuple(row) for row in self._all(queries.KEY_MOMENTS, [game_id])]
+
 def _first(rows: list[Any]) -> Any:
     # duckdb 2 refuses new work while a result is only partly fetched, so results are always fetched whole.
     return rows[0] if rows else None

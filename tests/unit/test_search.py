@@ -1,0 +1,192 @@
+"""The search bot `mcts`: legal moves only, decisions from its seat's view only, reproducible, with its budget."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from random import Random
+from typing import Any
+
+import pytest
+
+from engine.bots import RandomBot
+from engine.play import act, chance_rng, play_out, start
+from engine.protocol import HIDDEN, Game
+from engine.registry import UnknownGame, get_bot, get_game, with_budget
+from engine.search import MctsBot, Tuning, _halve, _verdict, score_chances, shares
+
+GAMES = ("motto", "moirai", "moorea", "stones-of-fate")
+LIGHT = Tuning(candidates=3, horizon=4)
+"""A cheap search for the tests: what is checked does not depend on how deep it looks."""
+
+
+class Audited:
+    """A bot whose every decision is checked against the legal actions it was offered."""
+
+    def __init__(self, bot: Any) -> None:
+        self.bot, self.decisions = bot, 0
+
+    def choose(self, view: Any, legal: Sequence[Any], rng: Random) -> Any:
+        action = self.bot.choose(view, legal, rng)
+        assert action in legal
+        self.decisions += 1
+        return action
+
+
+class Watched:
+    """A game whose `determinize` keeps what it was handed and what it dealt; everything else is the game's."""
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self.handed: list[Any] = []
+        self.dealt: list[Any] = []
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.game, name)
+
+    def determinize(self, state: Any, seat: int | None, rng: Random) -> Any:
+        self.handed.append(state)
+        world = self.game.determinize(state, seat, rng)
+        self.dealt.append(world)
+        return world
+
+
+def middle(name: str, decisions: int = 12) -> Any:
+    """The first position with a real choice after `decisions` decisions of a three-player game of random bots."""
+    game = get_game(name)
+    state, steps = start(game, ["a", "b", "c"], Random(f"search/{name}"))
+    rng = chance_rng(1, len(steps))
+    for turn in range(10 * decisions):
+        legal = game.legal_actions(game.view(state, game.to_move(state)))
+        if turn >= decisions and len(legal) > 1:
+            return state
+        state, _ = act(game, state, RandomBot().choose(None, legal, Random(turn)), rng)
+    raise AssertionError(f"{name}: no choice in {10 * decisions} decisions")
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_the_search_bot_plays_a_whole_game_with_legal_moves_only(name: str) -> None:
+    game = get_game(name)
+    state, steps = start(game, ["mcts", "random", "random"], Random(f"legal/{name}"))
+    searcher = Audited(MctsBot(game, budget=4, tuning=LIGHT))
+    bots = {0: searcher, 1: Audited(RandomBot()), 2: Audited(RandomBot())}
+    final, _ = play_out(game, state, bots, chance_rng(2, len(steps)), {seat: Random(seat) for seat in bots})
+    assert game.to_move(final) is None and searcher.decisions > 0
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_the_search_bot_is_handed_its_view_and_deals_every_world_from_it(name: str) -> None:
+    game = get_game(name)
+    state = middle(name)
+    seat = game.to_move(state)
+    view = game.view(state, seat)
+    watched = Watched(game)
+    MctsBot(watched, budget=12, tuning=LIGHT).choose(view, game.legal_actions(view), Random(3))  # type: ignore[arg-type]
+    assert watched.handed and all(handed == view for handed in watched.handed)
+    assert all(game.view(world, seat) == view for world in watched.dealt)
+
+
+def test_the_search_bot_cannot_reach_the_cards_hidden_from_its_seat() -> None:
+    game = get_game("motto")
+    state = middle("motto")
+    seat = game.to_move(state)
+    view = game.view(state, seat)
+    others = [hand for s, hand in enumerate(view.hands) if s != seat]
+    assert all(HIDDEN in hand for hand in others) and set(view.deck) == {HIDDEN}
+    watched = Watched(game)
+    MctsBot(watched, budget=30, tuning=LIGHT).choose(view, game.legal_actions(view), Random(4))  # type: ignore[arg-type]
+    real = [hand for s, hand in enumerate(state.hands) if s != seat]
+    guessed = [[hand for s, hand in enumerate(world.hands) if s != seat] for world in watched.dealt]
+    assert any(hands != real for hands in guessed)  # it guesses; it does not know
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_two_positions_a_seat_cannot_tell_apart_get_the_same_decision(name: str) -> None:
+    game = get_game(name)
+    state = middle(name)
+    seat = game.to_move(state)
+    other = game.determinize(game.view(state, seat), seat, Random(8))  # other hidden cards, the same view
+    decisions = []
+    for position in (state, other):
+        view = game.view(position, seat)
+        decisions.append(MctsBot(game, budget=12, tuning=LIGHT).choose(view, game.legal_actions(view), Random(5)))
+    assert decisions[0] == decisions[1]
+
+
+def test_the_search_is_reproducible_from_the_bot_s_generator() -> None:
+    game = get_game("moirai")
+    view = game.view(middle("moirai"), game.to_move(middle("moirai")))
+    legal = game.legal_actions(view)
+    bot = MctsBot(game, budget=20, tuning=LIGHT)
+    assert bot.choose(view, legal, Random(6)) == bot.choose(view, legal, Random(6))
+
+
+def test_the_candidates_are_the_greedy_bot_s_best_actions_best_first() -> None:
+    game = get_game("stones-of-fate")
+    state = middle("stones-of-fate")
+    view = game.view(state, game.to_move(state))
+    legal = game.legal_actions(view)
+    candidates = MctsBot(game, budget=1, tuning=LIGHT).candidates(view, legal, Random(1))
+    assert len(candidates) == 3 and len(set(candidates)) == 3 and set(candidates) <= set(legal)
+    assert candidates[0] == get_bot(game, "greedy").choose(view, legal, Random(1))
+
+
+def test_a_single_legal_action_is_played_without_a_search() -> None:
+    game = get_game("motto")
+    watched = Watched(game)
+    state = middle("motto")
+    view = game.view(state, game.to_move(state))
+    only = game.legal_actions(view)[:1]
+    assert MctsBot(watched, budget=50).choose(view, only, Random(1)) == only[0]  # type: ignore[arg-type]
+    assert watched.handed == []
+
+
+def test_the_budget_is_the_number_after_the_bot_s_name() -> None:
+    game = get_game("motto")
+    assert get_bot(game, "mcts:7").budget == 7  # type: ignore[attr-defined]
+    assert get_bot(game, "mcts").budget > 0  # type: ignore[attr-defined]
+    for bad in ("mcts:0", "mcts:x", "mcts:-3"):
+        with pytest.raises(UnknownGame, match="number of playouts"):
+            get_bot(game, bad)
+
+
+def test_budget_goes_to_every_search_bot_and_needs_one() -> None:
+    assert with_budget(["mcts", "greedy", "mcts:5"], 40) == ["mcts:40", "greedy", "mcts:40"]
+    assert with_budget(["greedy"], None) == ["greedy"]
+    with pytest.raises(UnknownGame, match="--bot mcts"):
+        with_budget(["greedy", "random"], 40)
+    with pytest.raises(UnknownGame, match="at least 1"):
+        with_budget(["mcts"], 0)
+
+
+def test_a_shared_victory_is_split_and_a_lead_in_points_raises_the_chance_to_win() -> None:
+    game = get_game("motto")
+    state = middle("motto")
+    winners = game.winners(state)  # scores so far: every seat is tied at the start
+    assert shares(game, state) == [1 / len(winners) if s in winners else 0.0 for s in range(3)]
+    assert score_chances([5, 5, 5], 3.0) == pytest.approx([1 / 3] * 3)
+    chances = score_chances([9, 6, 3], 3.0)
+    assert sum(chances) == pytest.approx(1.0) and chances[0] > chances[1] > chances[2]
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_with_too_few_playouts_to_tell_moves_apart_the_bot_plays_the_greedy_bot_s_move(name: str) -> None:
+    game = get_game(name)
+    state = middle(name)
+    view = game.view(state, game.to_move(state))
+    legal = game.legal_actions(view)
+    greedy = get_bot(game, "greedy").choose(view, legal, Random(2))
+    assert MctsBot(game, budget=1, tuning=LIGHT).choose(view, legal, Random(2)) == greedy
+
+
+def test_a_candidate_replaces_the_greedy_bot_s_move_only_when_its_paired_gain_is_clear() -> None:
+    steady_gain = [[0.5, 0.4, 0.6, 0.5], [0.6, 0.5, 0.7, 0.6]]
+    noisy_gain = [[0.0, 1.0, 0.0, 1.0], [1.0, 0.0, 1.0, 0.9]]
+    assert _verdict(steady_gain, confidence=1.0) == 1
+    assert _verdict(noisy_gain, confidence=1.0) == 0
+    assert _verdict([[0.9, 0.8, 0.9, 0.8], [0.1, 0.2, 0.1, 0.2]], confidence=0.0) == 0  # the greedy bot's is best
+    assert _verdict([[0.1, 0.1, 0.1], [0.9, 0.9, 0.9]], confidence=1.0) == 0  # too few worlds to tell
+
+
+def test_halving_keeps_the_better_half_and_always_the_greedy_bot_s_move() -> None:
+    alive, rewards = _halve(["greedy", "a", "b", "c", "d"], [[0.1], [0.9], [0.2], [0.8], [0.3]])
+    assert alive == ["greedy", "a", "c"] and rewards == [[0.1], [0.9], [0.8]]
