@@ -131,18 +131,6 @@ def _label(node: Node) -> str:
     return f"[bold]#{info.id}[/] {fork}{info.turns} turns · {outcome}"
 
 
-def _as_json(node: Node) -> dict[str, Any]:
-    return {
-        "id": node.info.id,
-        "fork_turn": node.fork_turn,
-        "fork_seq": node.info.fork_seq,
-        "status": node.info.status,
-        "turns": node.info.turns,
-        "winners": node.winners,
-        "branches": [_as_json(child) for child in node.children],
-    }
-
-
 @app.command("tree")
 @fails_cleanly
 def tree_command(
@@ -152,7 +140,7 @@ def tree_command(
     with open_store(db, read_only=True) as store:
         root = tree(store, game_id)
     if as_json:
-        print_json(_as_json(root))
+        print_json(root.to_json())
         return
     shown = Tree(f"{get_game(root.info.game).title} · {_label(root)}")
 

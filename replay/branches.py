@@ -97,6 +97,18 @@ class Node:
     winners: list[int]
     children: list[Node] = field(default_factory=list)
 
+    def to_json(self) -> dict[str, Any]:
+        """The tree as JSON, for `logs tree --json` and the service."""
+        return {
+            "id": self.info.id,
+            "fork_turn": self.fork_turn,
+            "fork_seq": self.info.fork_seq,
+            "status": self.info.status,
+            "turns": self.info.turns,
+            "winners": self.winners,
+            "branches": [child.to_json() for child in self.children],
+        }
+
 
 def tree(store: Store, game_id: int) -> Node:
     """The game and, recursively, every branch forked from it."""

@@ -6,7 +6,7 @@ from typing import Any
 
 from engine.registry import get_game
 from events.base import LoomError
-from replay.branches import Node, tree
+from replay.branches import tree
 from replay.live import Filter, find_games
 from replay.replay import position
 from replay.store import GameInfo, Store
@@ -121,16 +121,4 @@ def told_events(
 
 def branch_tree(service: Service, game_id: int) -> dict[str, Any]:
     """The game, its branches and theirs, with fork turns and outcomes."""
-    return _node(tree(service.db.reader(), game_id))
-
-
-def _node(node: Node) -> dict[str, Any]:
-    return {
-        "id": node.info.id,
-        "fork_turn": node.fork_turn,
-        "fork_seq": node.info.fork_seq,
-        "status": node.info.status,
-        "turns": node.info.turns,
-        "winners": node.winners,
-        "branches": [_node(child) for child in node.children],
-    }
+    return tree(service.db.reader(), game_id).to_json()
