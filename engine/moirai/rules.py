@@ -149,12 +149,12 @@ def _objectives(state: MoiraiState, event: ObjectivesDrawn) -> MoiraiState:
 
 
 def _check_unseen(state: MoiraiState, cards: Sequence[int], what: str) -> None:
-    """Cards named by chance: the next ones of a known deck, else distinct cards nobody has named yet."""
+    """Cards named by chance or a drawer: the next ones of a known deck, else distinct cards nobody has named yet.
+    The deck is hidden from every seat: a refusal names only the cards the event gave, never the deck's."""
     named = [card(c) for c in cards]
     if state.deck_ordered:
         if tuple(named) != state.deck[: len(named)]:
-            shown = ", ".join(map(str, state.deck[: len(named)]))
-            raise IllegalAction(f"{what} must be the next cards of the recorded deck: {shown}")
+            raise IllegalAction(f"{what} are not the next cards of the deck")
     elif len(set(named)) != len(named) or not contains_all(state.deck, named):
         raise IllegalAction(f"{what} must be distinct cards nobody has seen yet, not {named}")
 
@@ -247,7 +247,7 @@ def _check_kept(state: MoiraiState, event: CardKept) -> None:
         raise IllegalAction(f"option 1 keeps exactly one of the drawn cards, not {len(event.placed)} (M7)")
     kept = placement(event.placed[0])
     if kept[0] not in state.drawn:
-        raise IllegalAction(f"{kept[0]} is not among the drawn cards {', '.join(map(str, state.drawn))}")
+        raise IllegalAction(f"{kept[0]} is not one of the cards drawn this turn (M7)")
     place(state.looms[state.seat], [kept])
 
 
@@ -265,8 +265,9 @@ def _kept(state: MoiraiState, event: CardKept) -> MoiraiState:
 
 
 def _check_no_draw_pending(state: MoiraiState) -> None:
+    # The drawn cards are the drawer's alone (M9): the reason does not name them.
     if state.drawn:
-        raise IllegalAction(f"keep one of the drawn cards {', '.join(map(str, state.drawn))} first (M7)")
+        raise IllegalAction("keep one of the cards drawn this turn first (M7)")
 
 
 def _check_took(state: MoiraiState, event: PileTaken) -> None:
@@ -312,8 +313,9 @@ def _check_revealed(state: MoiraiState, event: StartsRevealed) -> None:
         raise IllegalAction(f"each of the {len(state.players)} players reveals one starting card")
     known = [loom[0][0] for loom in state.looms]
     for seat, (named, start) in enumerate(zip(starts, known)):
+        # M3: nobody has seen a starting card before this reveal, so the reason names only the event's card.
         if start != HIDDEN and named != start:
-            raise IllegalAction(f"seat {seat}'s starting card is {start}, not {named}")
+            raise IllegalAction(f"{named} is not seat {seat}'s starting card")
     unknown = [named for named, start in zip(starts, known) if start == HIDDEN]
     if len(set(unknown)) != len(unknown) or not contains_all(state.deck, unknown):
         raise IllegalAction(f"the starting cards must be distinct cards nobody has seen yet, not {unknown}")

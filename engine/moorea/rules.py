@@ -171,14 +171,21 @@ def _dealt(state: MooreaState, event: CardsDealt) -> MooreaState:
 
 
 def _check_from_deck(state: MooreaState, drawn: list[int]) -> None:
+    """`drawn` may come off the top of the commodity deck. The deck is hidden from every seat, so a refusal names
+    only the cards the event gave: one message whichever cards lie on top or wherever the others are."""
     if len(drawn) > len(state.deck):
         raise IllegalAction("the commodity deck is empty")
     if state.deck_ordered:
-        if tuple(drawn) != state.deck[: len(drawn)]:
-            top = ", ".join(names(state.deck[: len(drawn)]))
-            raise IllegalAction(f"the top of the commodity deck is {top}, not {', '.join(names(tuple(drawn)))}")
-    elif not contains_all(state.deck, drawn):
-        raise IllegalAction(f"not that many {', '.join(names(tuple(drawn)))} are left in the commodity deck")
+        possible = tuple(drawn) == state.deck[: len(drawn)]
+    else:
+        possible = contains_all(state.deck, drawn)
+    if possible:
+        return
+    if len(drawn) == 1:
+        raise IllegalAction(f"{HAND_CARDS[drawn[0]]} is not the top card of the commodity deck")
+    if state.deck_ordered:
+        raise IllegalAction("the dealt cards are not the next cards of the commodity deck")
+    raise IllegalAction("the deal names more cards of a commodity than the commodity deck holds")
 
 
 def _take_from_deck(state: MooreaState, drawn: list[int]) -> tuple[int, ...]:
@@ -186,11 +193,14 @@ def _take_from_deck(state: MooreaState, drawn: list[int]) -> tuple[int, ...]:
 
 
 def _check_from_pile(state: MooreaState, taken: list[int]) -> None:
-    """R3: the top of the pile; with its order unknown, unseen cards, pile I's before pile II's."""
+    """R3: the top of the pile; with its order unknown, unseen cards, pile I's before pile II's. The pile's order
+    is hidden from every seat: a refusal names only the cards the event gave, never the pile's."""
+    if len(taken) > len(state.pile):
+        raise IllegalAction("the product pile is empty")
     if state.pile_ordered:
         if tuple(taken) != state.pile[: len(taken)]:
-            top = ", ".join(PRODUCTS[p].id for p in state.pile[: len(taken)])
-            raise IllegalAction(f"the top of the product pile is {top or 'nothing'}")
+            laid = ", ".join(PRODUCTS[p].id for p in taken)
+            raise IllegalAction(f"{laid} {'is' if len(taken) == 1 else 'are'} not the top of the product pile")
         return
     for p in taken:
         if p not in state.pile:

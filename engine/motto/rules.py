@@ -175,14 +175,13 @@ def _check_took(state: MottoState, event: PoolCardTaken) -> None:
 
 
 def _check_from_deck(state: MottoState, name: str) -> None:
+    """`name` may be the card off the top of the deck. The deck is hidden from every seat, so a refusal names only
+    the card the event gave: one message whichever card lies on top or wherever the copies of `name` are."""
     drawn = card(name)
     if not state.deck:
         raise IllegalAction("the deck is empty")
-    if state.deck_ordered:
-        if state.deck[0] != drawn:
-            raise IllegalAction(f"the top card of the deck is {CARD_NAMES[state.deck[0]]}, not {name}")
-    elif drawn not in state.deck:
-        raise IllegalAction(f"no {name} is left in the deck")
+    if (state.deck[0] != drawn) if state.deck_ordered else (drawn not in state.deck):
+        raise IllegalAction(f"{name} is not the top card of the deck")
 
 
 def _check_drew(state: MottoState, event: DeckCardDrawn) -> None:

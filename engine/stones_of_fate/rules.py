@@ -206,7 +206,7 @@ def _check_peeked(state: StonesState, event: CardPeeked) -> None:
     if at not in face_down(state):
         raise IllegalAction(f"there is no face-down card at {event.at} to peek at (S5)")
     if state.spread[at] != card(event.card):
-        raise IllegalAction(f"the card at {event.at} is {CARD_IDS[state.spread[at]]}, not {event.card}")
+        raise IllegalAction(_not_there(event.card, event.at))
 
 
 def _peeked(state: StonesState, event: CardPeeked) -> StonesState:
@@ -263,7 +263,12 @@ def _check_flipped(state: StonesState, event: CardFlipped) -> None:
     if at not in face_down(state):
         raise IllegalAction(f"there is no face-down card at {event.at} to flip (S7)")
     if state.spread[at] != card(event.card):
-        raise IllegalAction(f"the card at {event.at} is {CARD_IDS[state.spread[at]]}, not {event.card}")
+        raise IllegalAction(_not_there(event.card, event.at))
+
+
+def _not_there(name: str, at: str) -> str:
+    """The refusal of a face-down card wrongly named: the card lying there may be hidden from the writer."""
+    return f"{name} is not the card at {at}"
 
 
 def _flipped(state: StonesState, event: CardFlipped) -> StonesState:
@@ -338,7 +343,7 @@ def _check_won(state: StonesState, event: CardWon) -> None:
         raise IllegalAction(f"the card at {event.at} is not the one to be won now: {waiting_for(state)}")
     if next_drawer(state, at) is not None:
         raise IllegalAction(f"seat {next_drawer(state, at)} draws for the Opportunity zone first (S7)")
-    if card(event.card) != state.spread[at]:
+    if card(event.card) != state.spread[at]:  # the card to be won lies face up: naming it tells nothing hidden
         raise IllegalAction(f"the card at {event.at} is {CARD_IDS[state.spread[at]]}, not {event.card}")
     expected = winner_at(state, at)
     if event.winner != expected:
@@ -416,7 +421,9 @@ def _check_final(state: StonesState, event: FinalFlip) -> None:
         raise IllegalAction("the final flip comes once, when the deck is empty at the end of a turn (S10)")
     shown = tuple(None if c == EMPTY else CARD_IDS[c] for c in state.spread)
     if tuple(event.cards) != shown:
-        raise IllegalAction(f"the spread holds {list(shown)}, not {list(event.cards)}")
+        # Face-down cards are hidden from the seats: the reason names none of the spread's cards.
+        raise IllegalAction("the final flip must name the cards of the spread, place by place (null: empty) (S10)")
+    # The cards are the event's own (and right): the winners follow from them and the public stones.
     if tuple(event.winners) != final_winners(state):
         raise IllegalAction(f"by S8 the cards are won by {list(final_winners(state))}, not {list(event.winners)}")
 

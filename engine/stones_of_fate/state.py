@@ -10,7 +10,7 @@ from typing import Any
 from engine.cards import without
 from engine.protocol import HIDDEN
 from engine.state import evolver
-from engine.stones_of_fate.cards import CARD_IDS, SIDES, STONES, Grid, card
+from engine.stones_of_fate.cards import SIDES, STONES, Grid, card
 from events.base import IllegalAction
 
 EMPTY = -2
@@ -79,18 +79,21 @@ def _names(rows: int, cols: int) -> tuple[dict[str, int], dict[str, int], tuple[
 
 
 def check_top(state: StonesState, name: str) -> int:
-    """The card `name` if it can be the top card of the deck, else IllegalAction."""
+    """The card `name` if it can be the top card of the deck, else IllegalAction.
+
+    The deck is hidden (only a seat that peeked knows its top), so every refusal is the same sentence naming only
+    `name`: it tells nothing of which card is on top, who peeked, or where a card not in the deck lies."""
     drawn = card(name)
     if not state.deck_size:
         raise IllegalAction("the deck is empty")
     if state.deck_ordered:
-        if state.deck[0] != drawn:
-            raise IllegalAction(f"the top card of the deck is {CARD_IDS[state.deck[0]]}, not {name}")
+        possible = state.deck[0] == drawn
     elif state.deck_top != HIDDEN:
-        if state.deck_top != drawn:
-            raise IllegalAction(f"the top card of the deck was seen to be {CARD_IDS[state.deck_top]}, not {name}")
-    elif drawn not in state.deck:
-        raise IllegalAction(f"{name} is not among the unseen cards")
+        possible = state.deck_top == drawn
+    else:
+        possible = drawn in state.deck
+    if not possible:
+        raise IllegalAction(f"{name} is not the top card of the deck")
     return drawn
 
 

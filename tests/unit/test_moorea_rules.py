@@ -273,7 +273,7 @@ def test_r4_drawing_is_compulsory_before_any_action() -> None:
 def test_r4_the_draw_is_the_top_face_down_card() -> None:
     """R4: with a recorded deck, the drawer gets its top card; naming another is refused."""
     state = table([("wood",), QUIET], deck=["fish", "clay"])
-    assert "the top of the commodity deck is fish" in refused(state, CardDrawn(card="clay"))
+    assert refused(state, CardDrawn(card="clay")) == "clay is not the top card of the commodity deck"
     state, steps = act(GAME, state, Draw(), Random(0))
     assert steps[0].payload == CardDrawn(card="fish") and held(state, 0) == ["wood", "fish"]
     assert phase(state) == ACTION

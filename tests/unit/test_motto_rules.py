@@ -342,7 +342,7 @@ def test_t4_a_pool_refill_from_the_ordered_deck_is_its_top_card() -> None:
     state = table([["red-1-love", "red-2-love"], ["blue-1-money", "blue-3-money"]], deck=["red-3-money", "red-3-love"])
     assert "already full" in rejected(state, PoolRefilled(card="red-3-money"))
     taken = record_all(state, PoolCardTaken(card="blue-3-money"))
-    assert "top card of the deck is red-3-money" in refused(taken, PoolRefilled(card="red-3-love"))
+    assert refused(taken, PoolRefilled(card="red-3-love")) == "red-3-love is not the top card of the deck"
     assert record_all(taken, PoolRefilled(card="red-3-money")).deck == ids(["red-3-love"])
 
 
@@ -396,7 +396,7 @@ def test_t4_the_seed_of_chance_is_hidden_like_the_deck() -> None:
 def test_t4_a_deck_draw_from_the_ordered_deck_is_its_top_card() -> None:
     """T4: the drawer gets the top card of a recorded deck; naming another card is refused."""
     state = table([["red-1-love", "red-2-love"], ["blue-1-money", "blue-3-money"]], deck=["red-3-money", "red-3-love"])
-    assert refused(state, DeckCardDrawn(card="red-3-love")).startswith("the top card of the deck is red-3-money")
+    assert refused(state, DeckCardDrawn(card="red-3-love")) == "red-3-love is not the top card of the deck"
     state, steps = act(GAME, state, Draw(), Random(0))
     assert steps[0].payload == DeckCardDrawn(card="red-3-money")
     assert state.deck == ids(["red-3-love"])
