@@ -211,7 +211,9 @@ def resolve(state: StonesState, action: Action, rng: Random) -> list[Payload]:
     order is unknown)."""
     match action:
         case Peek(at=at):
-            seen = top_card(state, rng) if at == DECK and state.deck_size else state.spread[_spot(state, at)]
+            if at == DECK and not state.deck_size:
+                raise IllegalAction("the deck is empty")
+            seen = top_card(state, rng) if at == DECK else state.spread[_spot(state, at)]
             return [CardPeeked(at=at, card=_name(seen))]
         case Move(colour=colour, source=source, target=target):
             mover = to_move(state)

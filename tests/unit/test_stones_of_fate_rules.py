@@ -365,6 +365,12 @@ def test_s5_only_a_face_down_card_or_the_deck_may_be_peeked_at() -> None:
     assert "not a place" in refused(state, CardPeeked(at="c1", card="ace-of-coins"))
 
 
+def test_s5_a_peek_at_an_empty_deck_is_refused_as_such() -> None:
+    """S5: with the deck spent, a peek at it is refused saying so (not as an unknown place of the spread)."""
+    with pytest.raises(IllegalAction, match="^the deck is empty$"):
+        act(GAME, table(2, deck=[]), Peek("deck"), Random(0))
+
+
 # --- S6: move a stone, and the two-action turn ------------------------------------------------------------------------
 
 
