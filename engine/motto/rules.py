@@ -180,7 +180,8 @@ def _check_from_deck(state: MottoState, name: str) -> None:
     drawn = card(name)
     if not state.deck:
         raise IllegalAction("the deck is empty")
-    if (state.deck[0] != drawn) if state.deck_ordered else (drawn not in state.deck):
+    possible = state.deck[0] == drawn if state.deck_ordered else drawn in state.deck
+    if not possible:
         raise IllegalAction(f"{name} is not the top card of the deck")
 
 
