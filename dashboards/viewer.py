@@ -40,7 +40,16 @@ class Frame:
 
 
 def _table_html(game: Game, state: Any, seat: int | None) -> str:
-    console = Console(record=True, width=120, file=io.StringIO(), color_system="truecolor", highlight=False)
+    # The games draw names as Text; no markup or emoji codes either way, so no string can become a link or a style.
+    console = Console(
+        record=True,
+        width=120,
+        file=io.StringIO(),
+        color_system="truecolor",
+        highlight=False,
+        markup=False,
+        emoji=False,
+    )
     console.print(game.render(state, seat))
     return console.export_html(inline_styles=True, code_format='<pre class="table">{code}</pre>')
 

@@ -76,7 +76,8 @@ def render(state: MoiraiState, seat: int | None) -> RenderableType:
     ):
         lives = Text("\n").join(life_text(n, life) for n, life in enumerate(loom, start=1)) if loom else Text("—")
         detail = "\n".join(f"{key} {value}" for key, value in parts_of.items())
-        table.add_row(f"{'▶ ' if s == mover else '  '}{s}", name, lives, f"{points}\n{detail}")
+        # A name comes from the log: a Text, so rich never reads it as markup (a link, a style, an emoji code).
+        table.add_row(f"{'▶ ' if s == mover else '  '}{s}", Text(name), lives, f"{points}\n{detail}")
     parts.append(table)
     return Group(*parts)
 

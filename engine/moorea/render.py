@@ -106,9 +106,10 @@ def render(state: MooreaState, seat: int | None) -> RenderableType:
         players.add_column(column)
     points = scores(state) if state.players else []
     for s, name in enumerate(state.players):
+        # A name comes from the log: a Text, so rich never reads it as markup (a link, a style, an emoji code).
         players.add_row(
             f"{'▶ ' if s == mover else '  '}{s}",
-            name,
+            Text(name),
             cards_text(state.hands[s]),
             ", ".join(TOOL_KINDS[k] for k in state.tools[s]) or "—",
             owned_text(state.owned[s]),

@@ -59,7 +59,8 @@ def render(state: MottoState, seat: int | None) -> RenderableType:
         table.add_column(column)
     for s, (name, hand, won, points) in enumerate(zip(state.players, state.hands, state.tokens, scores(state))):
         marker = "▶ " if s == mover else "  "
-        table.add_row(f"{marker}{s}", name, cards_text(hand), _tokens(won), str(points))
+        # A name comes from the log: a Text, so rich never reads it as markup (a link, a style, an emoji code).
+        table.add_row(f"{marker}{s}", Text(name), cards_text(hand), _tokens(won), str(points))
     table_info = Text.assemble(
         "Pool: ", cards_text(state.pool), f"   Deck: {len(state.deck)} cards   Discard: {len(state.discard)} cards"
     )

@@ -92,7 +92,8 @@ def render(state: StonesState, seat: int | None) -> RenderableType:
     for s, (name, points) in enumerate(zip(state.players, scores(state))):
         marker = "▶ " if s == mover else "★ " if s in won else "  "
         colour = Text(COLOURS[s], style=STYLES.get(COLOURS[s], ""))
-        table.add_row(f"{marker}{s}", name, colour, str(supply(state, s)), _collection(state, s), str(points))
+        # A name comes from the log: a Text, so rich never reads it as markup (a link, a style, an emoji code).
+        table.add_row(f"{marker}{s}", Text(name), colour, str(supply(state, s)), _collection(state, s), str(points))
     parts: list[RenderableType] = [header]
     if state.dealt and not state.final:
         parts.append(_spread(state, seat))
