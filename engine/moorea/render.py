@@ -13,6 +13,7 @@ from engine.moorea.cards import HAND_CARDS, PRODUCTS, TOOL_KINDS
 from engine.moorea.rules import to_move
 from engine.moorea.score import breakdown, scores
 from engine.moorea.state import DRAW, PHASES, MooreaState, phase
+from engine.moves import Move, only_type
 from engine.protocol import CHANCE_TO_MOVE, HIDDEN
 
 STYLES = {
@@ -158,3 +159,13 @@ def describe(state: MooreaState) -> dict[str, Any]:
         "breakdown": breakdown(state) if state.players else [],
         "final_turns": state.final_turns,
     }
+
+
+PUBLIC_MOVES = ("draw", "draw_face_up", "pass", "exchange", "buy", "buy_tool", "lay", "discard")
+
+
+def public_move(move: Move) -> Move:
+    """A Moorea move as the other seats saw it: the whole of it. A draw names no card, a face-up card is public (R4),
+    and every card a move gives up is shown: paid and discarded commodities go to the public discard pile,
+    intermediate products out of the game, laid cards to a store (R5, R8, R9)."""
+    return dict(move) if move.get("type") in PUBLIC_MOVES else only_type(move)

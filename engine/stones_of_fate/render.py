@@ -8,6 +8,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from engine.moves import Move, only_type
 from engine.protocol import CHANCE_TO_MOVE, HIDDEN
 from engine.stones_of_fate.cards import CARD_IDS, CARDS, COLOURS, SIDES, zone_name
 from engine.stones_of_fate.effects import EFFECTS
@@ -147,3 +148,12 @@ def describe(state: StonesState) -> dict[str, Any]:
         "final": state.final,
         "winners": winners(state) if mover is None and state.players else [],
     }
+
+
+PUBLIC_MOVES = ("peek", "move", "flip", "swap", "take", "recover", "stop", "choose", "give-death")
+
+
+def public_move(move: Move) -> Move:
+    """A Stones of Fate move as the other seats saw it: the whole of it. A peek names a place, not the card seen
+    there (S5); a card taken or recovered comes from a collection or the discard pile, both public."""
+    return dict(move) if move.get("type") in PUBLIC_MOVES else only_type(move)
