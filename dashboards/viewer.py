@@ -20,6 +20,7 @@ from rich.console import Console
 
 from dashboards.figures import COLOURS, _layout
 from dashboards.page import Section, page
+from engine.moves import advice_for, seen_move
 from engine.protocol import Game
 from engine.registry import get_game
 from events.base import LoomError
@@ -40,7 +41,16 @@ class Frame:
 
 
 def _table_html(game: Game, state: Any, seat: int | None) -> str:
-    console = Console(record=True, width=120, file=io.StringIO(), color_system="truecolor", highlight=False)
+    # The games draw names as Text; no markup or emoji codes either way, so no string can become a link or a style.
+    console = Console(
+        record=True,
+        width=120,
+        file=io.StringIO(),
+        color_system="truecolor",
+        highlight=False,
+        markup=False,
+        emoji=False,
+    )
     console.print(game.render(state, seat))
     return console.export_html(inline_styles=True, code_format='<pre class="table">{code}</pre>')
 
@@ -121,20 +131,34 @@ def _chances_figure(chances: pd.DataFrame, names: list[str]) -> go.Figure | None
     return _layout(fig, "Chance to win (logs analyse; bars: 95% margin)", "turn", "chance to win")
 
 
-def _moments_html(moments: pd.DataFrame, names: list[str]) -> str:
+def _moments_html(game: Game, moments: pd.DataFrame, names: list[str], seat: int | None) -> str:
+    """The key moments; for a seat, each move as that seat saw it, the best action only for its own moves, and no
+    chance (the chances were estimated from every seat's cards)."""
     if moments.empty:
         return ""
 
+    def played(m: Any) -> str:
+        return escape(json.dumps(seen_move(game.name, json.loads(m.action), int(m.seat), seat)))
+
     def best(m: Any) -> str:
-        return "" if m.best_action is None else f"<code>{escape(m.best_action)}</code> ({m.best_chance:.0%})"
+        action = advice_for(None if m.best_action is None else json.loads(m.best_action), int(m.seat), seat)
+        if action is None:
+            return ""
+        chance = f" ({m.best_chance:.0%})" if seat is None else ""
+        return f"<code>{escape(json.dumps(action))}</code>{chance}"
+
+    def chance(m: Any) -> str:
+        return f"<td>{m.before:.0%} → {m.after:.0%}</td>" if seat is None else ""
 
     rows = "".join(
-        f"<tr><td>{m.turn}</td><td>{escape(names[m.seat])}</td><td>{m.before:.0%} → {m.after:.0%}</td>"
-        f"<td><code>{escape(m.action)}</code></td><td>{best(m)}</td></tr>"
+        f"<tr><td>{m.turn}</td><td>{escape(names[m.seat])}</td>{chance(m)}"
+        f"<td><code>{played(m)}</code></td><td>{best(m)}</td></tr>"
         for m in moments.itertuples()
     )
+    heading = "<th>chance to win</th>" if seat is None else ""
+    note = "" if seat is None else f'<p class="note">Each move as seat {seat} saw it; the best found for its own.</p>'
     return (
-        '<h3>Key moments</h3><table class="plain"><tr><th>turn</th><th>seat</th><th>chance to win</th>'
+        f'<h3>Key moments</h3>{note}<table class="plain"><tr><th>turn</th><th>seat</th>{heading}'
         f"<th>played</th><th>best found</th></tr>{rows}</table>"
     )
 
@@ -181,13 +205,21 @@ def replay_html(store: Store, game_id: int, seat: int | None = None) -> str:
         f"{info.turns} turns, {info.last_seq} events, {info.status}; {whose}. Move the slider to step through it."
     )
     figures = [_scores_figure(stops, names)]
+    paragraphs = [summary]
     curve = _chances_figure(chances, names)
-    if curve is not None:
+    if curve is not None and seat is None:
         figures.append(curve)
+    elif curve is not None:
+        # Each rollout starts from the whole position (every hand), so a chance tells a seat about cards it never saw.
+        paragraphs.append(
+            "This game was analysed (logs analyse), but its chances to win were estimated with every seat's cards "
+            "known: only the page with every card shows them."
+        )
     board = (
         '<h3 id="turn-label"></h3><div id="table"></div>'
         + _json_script("tables", [f.table for f in stops])
         + _json_script("labels", [f"{game.title}, game {game_id}: {f.label} (after event {f.seq})" for f in stops])
     )
-    sections = [Section(f"{game.title}, game {game_id}", [summary], figures, board + _moments_html(moments, names))]
+    moments_html = _moments_html(game, moments, names, seat)
+    sections = [Section(f"{game.title}, game {game_id}", paragraphs, figures, board + moments_html)]
     return page(f"Loom replay: {game.title}, game {game_id}", sections, tail=SCRIPT)

@@ -8,9 +8,10 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from engine.moirai.cards import COLOURS, OBJECTIVES, colour
+from engine.moirai.cards import COLOURS, OBJECTIVES, UP, colour
 from engine.moirai.rules import MoiraiState, breakdown, scores, to_move
 from engine.moirai.scoring import Life
+from engine.moves import Move, only_type
 from engine.protocol import CHANCE_TO_MOVE, HIDDEN
 
 STYLES = {"green": "bold green", "blue": "bold blue", "purple": "bold magenta", "red": "bold red"}
@@ -76,7 +77,8 @@ def render(state: MoiraiState, seat: int | None) -> RenderableType:
     ):
         lives = Text("\n").join(life_text(n, life) for n, life in enumerate(loom, start=1)) if loom else Text("—")
         detail = "\n".join(f"{key} {value}" for key, value in parts_of.items())
-        table.add_row(f"{'▶ ' if s == mover else '  '}{s}", name, lives, f"{points}\n{detail}")
+        # A name comes from the log: a Text, so rich never reads it as markup (a link, a style, an emoji code).
+        table.add_row(f"{'▶ ' if s == mover else '  '}{s}", Text(name), lives, f"{points}\n{detail}")
     parts.append(table)
     return Group(*parts)
 
@@ -107,3 +109,17 @@ def describe(state: MoiraiState) -> dict[str, Any]:
         "scores": scores(state),
         "breakdown": breakdown(state),
     }
+
+
+def public_move(move: Move) -> Move:
+    """A Moirai move as the other seats saw it: a kept card placed face down (a new life's start, or a life's close)
+    is null, since the drawn cards are the drawer's alone (M7); a draw is public, and so is a pile taken, face-down
+    cards included (M9: everyone saw the pile)."""
+    kind = move.get("type")
+    if kind == "keep":
+        place = move.get("place")
+        if not (isinstance(place, list) and len(place) == 3):
+            return only_type(move)
+        card, how, life = place
+        return {"type": "keep", "place": [card if how == UP else None, how, life]}
+    return dict(move) if kind in ("draw", "take") else only_type(move)

@@ -13,6 +13,7 @@ from engine.moorea.cards import HAND_CARDS, PRODUCTS, TOOL_KINDS
 from engine.moorea.rules import to_move
 from engine.moorea.score import breakdown, scores
 from engine.moorea.state import DRAW, PHASES, MooreaState, phase
+from engine.moves import Move, only_type
 from engine.protocol import CHANCE_TO_MOVE, HIDDEN
 
 STYLES = {
@@ -106,9 +107,10 @@ def render(state: MooreaState, seat: int | None) -> RenderableType:
         players.add_column(column)
     points = scores(state) if state.players else []
     for s, name in enumerate(state.players):
+        # A name comes from the log: a Text, so rich never reads it as markup (a link, a style, an emoji code).
         players.add_row(
             f"{'▶ ' if s == mover else '  '}{s}",
-            name,
+            Text(name),
             cards_text(state.hands[s]),
             ", ".join(TOOL_KINDS[k] for k in state.tools[s]) or "—",
             owned_text(state.owned[s]),
@@ -157,3 +159,13 @@ def describe(state: MooreaState) -> dict[str, Any]:
         "breakdown": breakdown(state) if state.players else [],
         "final_turns": state.final_turns,
     }
+
+
+PUBLIC_MOVES = ("draw", "draw_face_up", "pass", "exchange", "buy", "buy_tool", "lay", "discard")
+
+
+def public_move(move: Move) -> Move:
+    """A Moorea move as the other seats saw it: the whole of it. A draw names no card, a face-up card is public (R4),
+    and every card a move gives up is shown: paid and discarded commodities go to the public discard pile,
+    intermediate products out of the game, laid cards to a store (R5, R8, R9)."""
+    return dict(move) if move.get("type") in PUBLIC_MOVES else only_type(move)

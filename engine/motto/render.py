@@ -10,6 +10,7 @@ from rich.text import Text
 
 from engine.motto.cards import CARD_NAMES, CARD_VALUES, COLOURS, NUMBERS, SYMBOLS, TOKEN_POINTS, VALUES
 from engine.motto.rules import MottoState, scores, to_move
+from engine.moves import Move, only_type
 from engine.protocol import CHANCE_TO_MOVE, HIDDEN
 
 GLYPHS = {"love": "♥", "passion": "✷", "money": "$"}
@@ -59,7 +60,8 @@ def render(state: MottoState, seat: int | None) -> RenderableType:
         table.add_column(column)
     for s, (name, hand, won, points) in enumerate(zip(state.players, state.hands, state.tokens, scores(state))):
         marker = "▶ " if s == mover else "  "
-        table.add_row(f"{marker}{s}", name, cards_text(hand), _tokens(won), str(points))
+        # A name comes from the log: a Text, so rich never reads it as markup (a link, a style, an emoji code).
+        table.add_row(f"{marker}{s}", Text(name), cards_text(hand), _tokens(won), str(points))
     table_info = Text.assemble(
         "Pool: ", cards_text(state.pool), f"   Deck: {len(state.deck)} cards   Discard: {len(state.discard)} cards"
     )
@@ -88,3 +90,12 @@ def describe(state: MottoState) -> dict[str, Any]:
         "scores": scores(state),
         "final_turns": state.final_turns,
     }
+
+
+PUBLIC_MOVES = ("take", "draw", "play", "pass")
+
+
+def public_move(move: Move) -> Move:
+    """A Motto move as the other seats saw it: the whole of it (T4: a pool card is face up and a deck draw names no
+    card; T5: a play goes to the public discard pile)."""
+    return dict(move) if move.get("type") in PUBLIC_MOVES else only_type(move)

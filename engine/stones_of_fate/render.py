@@ -8,6 +8,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from engine.moves import Move, only_type
 from engine.protocol import CHANCE_TO_MOVE, HIDDEN
 from engine.stones_of_fate.cards import CARD_IDS, CARDS, COLOURS, SIDES, zone_name
 from engine.stones_of_fate.effects import EFFECTS
@@ -92,7 +93,8 @@ def render(state: StonesState, seat: int | None) -> RenderableType:
     for s, (name, points) in enumerate(zip(state.players, scores(state))):
         marker = "▶ " if s == mover else "★ " if s in won else "  "
         colour = Text(COLOURS[s], style=STYLES.get(COLOURS[s], ""))
-        table.add_row(f"{marker}{s}", name, colour, str(supply(state, s)), _collection(state, s), str(points))
+        # A name comes from the log: a Text, so rich never reads it as markup (a link, a style, an emoji code).
+        table.add_row(f"{marker}{s}", Text(name), colour, str(supply(state, s)), _collection(state, s), str(points))
     parts: list[RenderableType] = [header]
     if state.dealt and not state.final:
         parts.append(_spread(state, seat))
@@ -146,3 +148,12 @@ def describe(state: StonesState) -> dict[str, Any]:
         "final": state.final,
         "winners": winners(state) if mover is None and state.players else [],
     }
+
+
+PUBLIC_MOVES = ("peek", "move", "flip", "swap", "take", "recover", "stop", "choose", "give-death")
+
+
+def public_move(move: Move) -> Move:
+    """A Stones of Fate move as the other seats saw it: the whole of it. A peek names a place, not the card seen
+    there (S5); a card taken or recovered comes from a collection or the discard pile, both public."""
+    return dict(move) if move.get("type") in PUBLIC_MOVES else only_type(move)

@@ -8,7 +8,7 @@ from dashboards.report import report_html
 from dashboards.viewer import replay_html
 from replay.store import Store
 from tests.browser import browser_tab
-from tests.dashboards.conftest import EVIL, EVIL_GAME
+from tests.dashboards.conftest import EVIL, EVIL_GAME, LINK
 
 
 def written(path: Path, html: str) -> str:
@@ -31,6 +31,8 @@ def test_the_replay_slider_moves_to_another_turn_and_names_stay_text(recorded: P
     with browser_tab(url) as tab:
         page = tab.page
         assert EVIL in page.inner_text("body")  # a player's name, shown to the reader as text
+        assert LINK in page.inner_text("#table")  # rich markup too: no link, no style
+        assert page.evaluate("[...document.links].every(a => !a.href.trim().toLowerCase().startsWith('javascript:'))")
         assert page.evaluate(f"[...document.scripts].every(s => !s.textContent.includes({EVIL!r}))")
         first = page.inner_text("#table")
         assert "turn 1 " in page.inner_text("#turn-label")
