@@ -195,7 +195,8 @@ def test_a_guess_at_the_top_card_gets_the_same_refusal_right_or_wrong(api: Api) 
     created = api.create("motto", ["Ann", "Ben"], seed=11)
     game_id, table, seats = created["id"], created["tokens"]["table"], created["tokens"]["seats"]
     whole = api.ok("GET", f"/games/{game_id}/state?as=all", table)
-    top, other = whole["state"]["deck"][0], next(card for card in whole["state"]["deck"] if card != whole["state"]["deck"][0])
+    deck = whole["state"]["deck"]
+    top, other = deck[0], next(card for card in deck if card != deck[0])
     answers = set()
     for guess in (top, other):
         body = {"expected_seq": created["seq"], "events": [{"type": "motto.drew", "card": guess}]}
@@ -237,7 +238,8 @@ def _played_three_turns(api: Api) -> dict[str, Any]:
     table = created["tokens"]["table"]
     for _ in range(3):
         now = api.ok("GET", f"/games/{created['id']}/state", table)
-        api.ok("POST", f"/games/{created['id']}/actions", table, json={"expected_seq": now["seq"], "action": now["legal"][0]})
+        body = {"expected_seq": now["seq"], "action": now["legal"][0]}
+        api.ok("POST", f"/games/{created['id']}/actions", table, json=body)
     return created
 
 
@@ -245,7 +247,9 @@ def test_a_branch_needs_the_table_or_admin_token(api: Api) -> None:
     created = _played_three_turns(api)
     path, body = f"/games/{created['id']}/branches", {"turn": 2}
     refused = _one_line(api.call("POST", path, created["tokens"]["seats"][1], json=body), 403)
-    assert refused == "a branch plays on with the recorded deal, which seat 1 has not seen: branching needs the table's token"
+    assert refused == (
+        "a branch plays on with the recorded deal, which seat 1 has not seen: branching needs the table's token"
+    )
     assert "table token" in _one_line(api.call("POST", path, json=body), 401)
     assert _one_line(api.call("POST", path, "not-a-token", json=body), 403)
     for token in (created["tokens"]["table"], ADMIN):
