@@ -8,16 +8,15 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from service import api, errors, pages
-from service.headers import NoSniff
 from service.context import Service
+from service.headers import NoSniff
 
 DESCRIPTION = """Record, replay and branch games of Motto, Moirai, Moorea and Stones of Fate as they are played.
 
 A game is a stream of events checked by the rules. Creating one gives a token per seat and one for the table:
 send it as `Authorization: Bearer TOKEN` (`?token=TOKEN` only where a browser sends no header: a page, the live
-stream). A seat's token shows that seat's
-cards and plays for it; without a token only what every seat can see is shown. Errors are JSON:
-`{"error": "..."}`.
+stream). A seat's token shows that seat's cards and plays for it; without a token only what every seat can see is
+shown. Errors are JSON: `{"error": "..."}`.
 """
 
 

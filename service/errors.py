@@ -7,7 +7,6 @@ import re
 from typing import Any
 
 import numpy as np
-
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse

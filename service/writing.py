@@ -79,6 +79,9 @@ def write_events(service: Service, caller: Caller, game_id: int, body: EventsBod
         )
     may_write = None if grant.everything else _own_events_of(grant.seat, caller)
     played = checked_events(game, state, body.events, info.last_seq, may_write=may_write)
+    if not grant.everything and any(step.actor != grant.seat for step in played.steps):
+        # may_write saw every event before its rules; this second look keeps it so whatever the parser accepts
+        _refuse(caller, f"seat {grant.seat}'s token writes only seat {grant.seat}'s events")
     return _append(service, info, game, state, played, grant.seat)
 
 
