@@ -8,7 +8,7 @@ command line's writes, so every projection the store keeps is kept here too.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from random import Random, SystemRandom
 from typing import Any
@@ -16,7 +16,7 @@ from typing import Any
 from engine.play import Step, act, chance_rng, record, start
 from engine.protocol import Game
 from events.base import ENVELOPE_ORDER, IllegalAction, LoomError, MalformedEvent
-from events.registry import decode_payload
+from events.registry import decode_payload, payload_class
 from replay import queries
 from replay.facts import facts_of
 from replay.projections import result_rows
@@ -89,12 +89,24 @@ def played_action(game: Game, state: Any, seed: int, after_seq: int, data: Any) 
     return Played(steps, state)
 
 
-def checked_events(game: Game, state: Any, events: Sequence[Any], after_seq: int) -> Played:
+def checked_events(
+    game: Game,
+    state: Any,
+    events: Sequence[Any],
+    after_seq: int,
+    *,
+    may_write: Callable[[int | None], None] | None = None,
+) -> Played:
     """Events written by a client (log lines: `type` and fields; `seq`, `turn`, `actor` checked if given), each
-    checked against the rules in the position the ones before it reach. Refused with the first one's reason."""
+    checked against the rules in the position the ones before it reach. Refused with the first one's reason.
+
+    `may_write`, if given, is told each event's actor (None for chance) before its rules run, and refuses it by
+    raising: whoever may not write an event learns nothing from the rules' verdict on it."""
     steps: list[Step] = []
     for number, data in enumerate(events, start=1):
         try:
+            if may_write is not None and isinstance(data, dict) and isinstance(data.get("type"), str):
+                may_write(None if payload_class(data["type"]).BY_CHANCE else game.to_move(state))
             state, step = _checked(game, state, data, after_seq + len(steps) + 1, first=not after_seq and not steps)
         except LoomError as error:
             raise type(error)(f"event {number}: {error}") from None

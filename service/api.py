@@ -1,8 +1,12 @@
 """The JSON routes: games, their positions and events, actions, branches, and the live stream. Thin: each parses,
-calls `service.reading` or `service.writing`, and returns what it got."""
+calls `service.reading` or `service.writing`, and returns what it got.
+
+Every route takes its token from the Authorization header only, except the live stream, which a browser's
+EventSource opens without headers: it also takes `?token=`."""
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Header, Query
@@ -11,13 +15,17 @@ from fastapi.responses import StreamingResponse
 from events.base import LoomError
 from replay.live import Filter
 from service import reading, writing
-from service.context import Caller, Service, caller_of, service_of
+from service.context import Caller, Service, browser_caller_of, caller_of, no_token_in_address, seated, service_of
 from service.models import ActionBody, BranchBody, EventsBody, NewGameBody
 from service.stream import follow
 
-router = APIRouter()
+EVENT_NUMBER = re.compile(r"[0-9]{1,18}")
+"""A Last-Event-ID the stream resumes after: ASCII digits, short enough to be an event's number."""
+router = APIRouter(dependencies=[Depends(no_token_in_address)])
+streams = APIRouter()
 Svc = Annotated[Service, Depends(service_of)]
 Who = Annotated[Caller, Depends(caller_of)]
+Browser = Annotated[Caller, Depends(browser_caller_of)]
 As = Annotated[
     str | None,
     Query(alias="as", description="a seat number, 'public' or 'all' (default: what the token allows)"),
@@ -88,13 +96,29 @@ def post_action(game_id: int, body: ActionBody, service: Svc, caller: Who) -> di
 
 @router.post("/games/{game_id}/events", tags=["play"])
 def post_events(game_id: int, body: EventsBody, service: Svc, caller: Who) -> dict[str, Any]:
-    """Write events a real table supplies (its deals and draws), each checked by the rules, all or nothing."""
+    """Write events a real table supplies (its deals and draws), each checked by the rules, all or nothing.
+
+    The table's token writes any event; a seat's token only that seat's own, and none in a game Loom dealt (403:
+    its seats play actions). Whose each event is is checked before any rule, so a refusal tells a seat nothing
+    about cards it cannot see."""
     return writing.write_events(service, caller, game_id, body)
 
 
-@router.post("/games/{game_id}/branches", status_code=201, tags=["branches"])
+@router.post(
+    "/games/{game_id}/branches",
+    status_code=201,
+    tags=["branches"],
+    responses={
+        401: {"description": "no token: branching needs the game's table token or the admin token"},
+        403: {"description": "a seat's token, or another game's: a branch plays on with the recorded deal"},
+    },
+)
 def post_branch(game_id: int, body: BranchBody, service: Svc, caller: Who) -> dict[str, Any]:
-    """Branch the game at the start of a turn, play other actions there, and optionally the rest with a bot."""
+    """Branch the game at the start of a turn, play other actions there, and optionally the rest with a bot.
+
+    Needs the game's table token or the admin token, on every server: a branch plays on with the game's recorded
+    deal, so playing it shows the cards the game deals next, which no seat has seen. A seat's token is refused
+    (403), no token too (401). The answer holds the branch's tokens: a seat's each, and its table's."""
     return writing.fork(service, caller, game_id, body)
 
 
@@ -110,7 +134,7 @@ def read_tokens(game_id: int, service: Svc, caller: Who) -> dict[str, Any]:
     return writing.tokens(service, caller, game_id)
 
 
-@router.get(
+@streams.get(
     "/games/{game_id}/stream",
     tags=["games"],
     response_class=StreamingResponse,
@@ -119,19 +143,19 @@ def read_tokens(game_id: int, service: Svc, caller: Who) -> dict[str, Any]:
 def stream_events(
     game_id: int,
     service: Svc,
-    caller: Who,
+    caller: Browser,
     seat: As = None,
     after: Annotated[int | None, Query(ge=0, description="start after this event (default: now)")] = None,
     last_event_id: Annotated[str | None, Header(include_in_schema=False)] = None,
 ) -> StreamingResponse:
     """Server-sent events: each new event as the caller may know it, until the game is over. A browser follows it
     with `new EventSource("/games/ID/stream?token=...")`."""
-    info = service.db.reader().game_row(game_id)
+    info = seated(service, service.db.reader().game_row(game_id))
     viewer = reading.viewer_of(service, caller, info, seat)
     start = info.last_seq if after is None else after
     if last_event_id is not None:
-        if not last_event_id.isdigit():
-            raise LoomError(f"Last-Event-ID {last_event_id!r} is not an event number")
+        if not EVENT_NUMBER.fullmatch(last_event_id):  # not str.isdigit: '²'.isdigit() is true, and int('²') fails
+            raise LoomError(f"Last-Event-ID {last_event_id[:40]!r} is not an event number")
         start = int(last_event_id)
     return StreamingResponse(
         follow(service, info, viewer, min(start, info.last_seq)),

@@ -9,13 +9,14 @@ from fastapi import FastAPI
 
 from service import api, errors, pages
 from service.context import Service
+from service.headers import NoSniff
 
 DESCRIPTION = """Record, replay and branch games of Motto, Moirai, Moorea and Stones of Fate as they are played.
 
 A game is a stream of events checked by the rules. Creating one gives a token per seat and one for the table:
-send it as `Authorization: Bearer TOKEN` (or `?token=TOKEN` from a browser). A seat's token shows that seat's
-cards and plays for it; without a token only what every seat can see is shown. Errors are JSON:
-`{"error": "..."}`.
+send it as `Authorization: Bearer TOKEN` (`?token=TOKEN` only where a browser sends no header: a page, the live
+stream). A seat's token shows that seat's cards and plays for it; without a token only what every seat can see is
+shown. Errors are JSON: `{"error": "..."}`.
 """
 
 
@@ -37,7 +38,9 @@ def create_app(service: Service) -> FastAPI:
     app.state.service = service
     errors.install(app)
     app.include_router(api.router)
+    app.include_router(api.streams)
     app.include_router(pages.router)
     app.add_middleware(errors.CatchAll)
     app.add_middleware(errors.BodyLimit, limit=service.settings.max_body)
+    app.add_middleware(NoSniff)
     return app

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from fastapi import Request
 
+from events.base import LoomError
 from replay.live import service_secret
 from replay.store import GameInfo
 from service.access import Grant, Keys
@@ -52,15 +53,46 @@ class Caller:
         return service.keys.grant(self.token, info.id, info.players)
 
 
+def seated(service: Service, info: GameInfo) -> GameInfo:
+    """The game with its number of seats: a branch stored without its seats (as Loom did before issue 12) has its
+    parent's, so its seats' tokens and views work like any game's."""
+    seats, parent = info.players, info.parent_id
+    while seats == 0 and parent is not None:
+        above = service.db.reader().game_row(parent)
+        seats, parent = above.players, above.parent_id
+    return info if seats == info.players else replace(info, players=seats)
+
+
 def service_of(request: Request) -> Service:
     """The server's shared parts (a FastAPI dependency)."""
     return request.app.state.service  # type: ignore[no-any-return]
 
 
+class TokenInAddress(LoomError):
+    """A token sent in the address of a route that takes it only in a header (400)."""
+
+
+def no_token_in_address(request: Request) -> None:
+    """Refuse `?token=` (a FastAPI dependency of the JSON routes): an address ends up in access logs, proxies'
+    logs and browser histories, so a token goes there only where a browser cannot send a header."""
+    if "token" in request.query_params:
+        raise TokenInAddress(
+            "?token= is taken only by pages and the live stream, which a browser opens without headers; "
+            "send the token as Authorization: Bearer TOKEN"
+        )
+
+
+def _bearer(request: Request) -> str | None:
+    scheme, _, value = request.headers.get("authorization", "").partition(" ")
+    return value.strip() if scheme.lower() == "bearer" and value.strip() else None
+
+
 def caller_of(request: Request) -> Caller:
-    """The request's token (a FastAPI dependency)."""
-    header = request.headers.get("authorization", "")
-    scheme, _, value = header.partition(" ")
-    if scheme.lower() == "bearer" and value.strip():
-        return Caller(value.strip())
-    return Caller(request.query_params.get("token") or None)
+    """The request's token, from its Authorization header (a FastAPI dependency)."""
+    return Caller(_bearer(request))
+
+
+def browser_caller_of(request: Request) -> Caller:
+    """The request's token, from its Authorization header or else `?token=` (a FastAPI dependency of the pages
+    and the live stream, which a browser opens without headers: a link, an EventSource)."""
+    return Caller(_bearer(request) or request.query_params.get("token") or None)

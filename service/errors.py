@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
+import numpy as np
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -101,8 +103,25 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(HTTPException, _http)
 
 
+MAX_DEPTH = 32
+"""Levels of arrays and objects a body may nest: a table's events nest four or five, and the parsers recurse once
+per level, so a body nested hundreds deep would end in a RecursionError instead of a refusal."""
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.S)
+_NOT_BRACKET = re.compile(rb"[^\[\]{}]")
+
+
+def nesting(body: bytes) -> int:
+    """How deep the arrays and objects of a JSON text nest (its strings skipped), counted without parsing it."""
+    brackets = np.frombuffer(_NOT_BRACKET.sub(b"", _STRING.sub(b"", body)), dtype=np.uint8)
+    if not brackets.size:
+        return 0
+    steps = np.where((brackets == ord("[")) | (brackets == ord("{")), 1, -1)
+    return int(np.cumsum(steps).max())
+
+
 class BodyLimit:
-    """Refuse a request body longer than `limit` bytes with 413 before the application reads any of it."""
+    """Refuse a request body longer than `limit` bytes with 413 before the application reads any of it, and one
+    nested deeper than MAX_DEPTH with 422 before any parser recurses into it."""
 
     def __init__(self, app: ASGIApp, limit: int) -> None:
         self.app = app
@@ -126,6 +145,10 @@ class BodyLimit:
             if len(body) > self.limit:
                 await self._refuse(send)
                 return
+        if nesting(bytes(body)) > MAX_DEPTH:
+            message = f"the body nests arrays and objects more than {MAX_DEPTH} levels deep, the limit"
+            await self._refuse(send, 422, message)
+            return
         replayed = False
 
         async def replay() -> Message:
@@ -137,9 +160,10 @@ class BodyLimit:
 
         await self.app(scope, replay, send)
 
-    async def _refuse(self, send: Send) -> None:
-        response = JSONResponse(error_body(f"the body is larger than the limit of {self.limit} bytes"), 413)
-        await send({"type": "http.response.start", "status": 413, "headers": response.raw_headers})
+    async def _refuse(self, send: Send, status: int = 413, message: str | None = None) -> None:
+        message = message or f"the body is larger than the limit of {self.limit} bytes"
+        response = JSONResponse(error_body(message), status)
+        await send({"type": "http.response.start", "status": status, "headers": response.raw_headers})
         await send({"type": "http.response.body", "body": response.body})
 
 

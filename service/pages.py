@@ -1,7 +1,8 @@
 """The pages people open in a browser: the dashboards and a game's replay, made by the `dashboards` package.
 
 A replay shows every card unless it is made for one seat, so it follows the access rules of the JSON routes: a
-seat's replay needs that seat's token (`?token=`), the whole replay the game's table token or the admin token.
+seat's replay needs that seat's token (`?token=`, as a link cannot send a header), the whole replay the game's
+table token or the admin token. Every page has a Content-Security-Policy that runs its own scripts only.
 """
 
 from __future__ import annotations
@@ -14,14 +15,15 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from engine.registry import get_game
 from service.access import Forbidden, Unauthorized
-from service.context import Caller, Service, caller_of, service_of
+from service.context import Caller, Service, browser_caller_of, seated, service_of
 from service.errors import PagesMissing
+from service.headers import html_page
 from service.reading import viewer_of
 from service.views import OMNISCIENT, PUBLIC
 
 router = APIRouter(tags=["pages"])
 Svc = Annotated[Service, Depends(service_of)]
-Who = Annotated[Caller, Depends(caller_of)]
+Who = Annotated[Caller, Depends(browser_caller_of)]
 
 
 @router.get("/", include_in_schema=False)
@@ -51,7 +53,7 @@ def dashboard(
     except ImportError as error:
         raise PagesMissing(f"the dashboards are not available on this server ({error})") from None
     since = since.astimezone() if since else None  # a date without a zone is the server's local time, as the CLI's
-    return HTMLResponse(report_html(service.db.reader(), game=game, since=since, bot=bot))
+    return html_page(report_html(service.db.reader(), game=game, since=since, bot=bot))
 
 
 @router.get("/games/{game_id}/replay", response_class=HTMLResponse)
@@ -62,7 +64,7 @@ def replay(
     seat: Annotated[str | None, Query(alias="as", description="a seat number, or 'all'")] = None,
 ) -> HTMLResponse:
     """A game's replay, turn by turn: as one seat saw it (that seat's token) or whole (the table or admin token)."""
-    info = service.db.reader().game_row(game_id)
+    info = seated(service, service.db.reader().game_row(game_id))
     viewer = viewer_of(service, caller, info, seat)
     if viewer == PUBLIC:
         refused = Forbidden if caller.token is not None else Unauthorized
@@ -71,4 +73,4 @@ def replay(
         from dashboards.viewer import replay_html
     except ImportError as error:
         raise PagesMissing(f"the replay viewer is not available on this server ({error})") from None
-    return HTMLResponse(replay_html(service.db.reader(), game_id, seat=None if viewer == OMNISCIENT else int(viewer)))
+    return html_page(replay_html(service.db.reader(), game_id, seat=None if viewer == OMNISCIENT else int(viewer)))

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import logging
+import re
 import socket
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
+from urllib.parse import unquote_plus
 
 import uvicorn
 
@@ -37,6 +40,35 @@ class LoomServer(uvicorn.Server):
         self.should_exit = True
 
 
+_PARAMETER = re.compile(r"(?P<key>[?&][^=&#\s]*)=(?P<value>[^&#\s]*)")
+
+
+def hide_tokens(path: str) -> str:
+    """The path with the value of every `token=` in its query blanked (`%74oken=` too, which reads the same)."""
+
+    def blank(found: re.Match[str]) -> str:
+        return f"{found['key']}=[hidden]" if unquote_plus(found["key"][1:]) == "token" else found[0]
+
+    return _PARAMETER.sub(blank, path)
+
+
+class HideTokens(logging.Filter):
+    """Keeps tokens out of uvicorn's access log, which prints each request's path with its query: a page or a
+    stream opened with `?token=` would otherwise leave the token to whoever reads the log."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple):
+            record.args = tuple(hide_tokens(arg) if isinstance(arg, str) else arg for arg in record.args)
+        return True
+
+
+def hide_tokens_in_access_log() -> None:
+    """Install `HideTokens` on uvicorn's access logger (after uvicorn configures its logging); once."""
+    access = logging.getLogger("uvicorn.access")
+    if not any(isinstance(known, HideTokens) for known in access.filters):
+        access.addFilter(HideTokens())
+
+
 def _check_port(settings: Settings) -> None:
     """Refuse a port that is taken before anything starts, with one clear line."""
     family = socket.AF_INET6 if ":" in settings.host else socket.AF_INET
@@ -61,6 +93,7 @@ def server_for(settings: Settings, *, log_level: str = "info") -> LoomServer:
         timeout_graceful_shutdown=GRACE,
         lifespan="on",
     )
+    hide_tokens_in_access_log()
     return LoomServer(config, service)
 
 
@@ -85,9 +118,9 @@ def free_port(host: str = "127.0.0.1") -> int:
 
 
 @contextmanager
-def running(settings: Settings, *, timeout: float = 20.0) -> Iterator[str]:
+def running(settings: Settings, *, timeout: float = 20.0, log_level: str = "warning") -> Iterator[str]:
     """The service running in a thread of this process for the block; its base URL."""
-    server = server_for(settings, log_level="warning")
+    server = server_for(settings, log_level=log_level)
     thread = threading.Thread(target=server.run, name="loom-service", daemon=True)
     thread.start()
     deadline = time.monotonic() + timeout

@@ -40,7 +40,7 @@ async def follow(service: Service, info: GameInfo, viewer: Viewer, after: int) -
             if row.last_seq > after:
                 upto = min(row.last_seq, after + BATCH)
                 events, state = await run_in_threadpool(
-                    lambda: told_events(service.db.reader(), row, viewer, after, upto, state)  # noqa: B023
+                    lambda: told_events(service.db.reader(), info, viewer, after, upto, state)  # noqa: B023
                 )
                 for event in events:
                     yield message("event", event, event["seq"])

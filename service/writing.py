@@ -3,6 +3,7 @@ expected sequence number, branch. Every rule is checked before the single write;
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -13,7 +14,7 @@ from replay.branches import branch
 from replay.live import Played, add_game, append_played, checked_events, dealt_game, played_action, table_game
 from replay.store import ConcurrencyError, GameInfo, Seat
 from service.access import Forbidden, Unauthorized, may_act, require_admin
-from service.context import Caller, Service
+from service.context import Caller, Service, seated
 from service.errors import Conflict
 from service.models import ActionBody, BranchBody, EventsBody, NewGameBody
 from service.views import tell_state
@@ -62,19 +63,44 @@ def act(service: Service, caller: Caller, game_id: int, body: ActionBody) -> dic
 
 def write_events(service: Service, caller: Caller, game_id: int, body: EventsBody) -> dict[str, Any]:
     """Events a client writes itself, each checked by the rules: the table's token writes any; a seat's token only
-    events its seat makes (chance's need the table)."""
+    events its seat makes (chance's need the table), and none in a game Loom dealt (its seats play actions).
+
+    Whose event each one is is checked before its rules run: a rule's refusal may describe the table as it really
+    is (the top card of the deck), which a seat must not learn by writing events it may not write."""
     info, state = _at(service, game_id, body.expected_seq)
     game = get_game(info.game)
     grant = caller.grant(service, info)
     if grant.anonymous:
         _refuse(caller, "writing events needs the game's table token, or a seat's token for that seat's own events")
-    played = checked_events(game, state, body.events, info.last_seq)
-    if not grant.everything:
-        for number, step in enumerate(played.steps, start=1):
-            if step.actor != grant.seat:
-                who = "chance" if step.actor is None else f"seat {step.actor}"
-                _refuse(caller, f"event {number} is {who}'s; a seat's token writes only that seat's events")
+    if grant.seat is not None and dealt_by_loom(service, game_id):
+        raise Forbidden(
+            f"game {game_id} was dealt by Loom, which knows its hidden cards: seat {grant.seat} plays actions "
+            f"(POST /games/{game_id}/actions) and writes no events"
+        )
+    may_write = None if grant.everything else _own_events_of(grant.seat, caller)
+    played = checked_events(game, state, body.events, info.last_seq, may_write=may_write)
+    if not grant.everything and any(step.actor != grant.seat for step in played.steps):
+        # may_write saw every event before its rules; this second look keeps it so whatever the parser accepts
+        _refuse(caller, f"seat {grant.seat}'s token writes only seat {grant.seat}'s events")
     return _append(service, info, game, state, played, grant.seat)
+
+
+def dealt_by_loom(service: Service, game_id: int) -> bool:
+    """Whether Loom recorded the game's hidden orders (its first event has the deck, and Moorea's the pile too):
+    a game the server dealt, not one whose cards a real table reports as they turn up."""
+    first = service.db.reader().load(game_id, after=0, upto=1)[0].payload
+    return any(getattr(first, name, None) is not None for name in ("deck", "pile"))
+
+
+def _own_events_of(seat: int | None, caller: Caller) -> Callable[[int | None], None]:
+    """A check that refuses any event that is not `seat`'s own."""
+
+    def may_write(actor: int | None) -> None:
+        if actor != seat:
+            whose = "chance's" if actor is None else f"seat {actor}'s" if actor >= 0 else "no seat's to make now"
+            _refuse(caller, f"this event is {whose}; seat {seat}'s token writes only seat {seat}'s events")
+
+    return may_write
 
 
 def _refuse(caller: Caller, reason: str) -> None:
@@ -84,6 +110,7 @@ def _refuse(caller: Caller, reason: str) -> None:
 def _at(service: Service, game_id: int, expected_seq: int) -> tuple[GameInfo, Any]:
     """The game and its latest state, if the client's expected sequence number is still its last event."""
     info, state = service.db.latest(game_id)
+    info = seated(service, info)
     if info.last_seq != expected_seq:
         raise Conflict(f"game {game_id} is at event {info.last_seq}, not {expected_seq}; read it again", info.last_seq)
     return info, state
@@ -116,10 +143,20 @@ def _append(
 
 
 def fork(service: Service, caller: Caller, game_id: int, body: BranchBody) -> dict[str, Any]:
-    """A branch of the game at the start of a turn; its id and tokens."""
-    info = service.db.reader().game_row(game_id)
-    if not caller.grant(service, info).everything:
-        require_admin(service.keys, caller.token, "branching a game (or its table token)")
+    """A branch of the game at the start of a turn; its id and tokens (for the table's or the admin token only).
+
+    A branch plays on with the game's recorded deal and seed, so whoever plays it sees the cards the game would
+    have dealt next: the live game's future draws. Only the table (who sees every card) may do that.
+    """
+    info = seated(service, service.db.reader().game_row(game_id))
+    grant = caller.grant(service, info)
+    if not grant.everything:
+        if grant.seat is not None:
+            raise Forbidden(
+                f"a branch plays on with the recorded deal, which seat {grant.seat} has not seen: "
+                "branching needs the table's token"
+            )
+        _refuse(caller, f"branching game {game_id} needs its table token or the admin token")
     if body.bot is not None:
         get_bot(get_game(info.game), body.bot)
     with service.db.writer() as store:
@@ -130,7 +167,7 @@ def fork(service: Service, caller: Caller, game_id: int, body: BranchBody) -> di
         "parent": game_id,
         "seq": new.last_seq,
         "status": new.status,
-        "tokens": service.keys.tokens(new_id, info.players),
+        "tokens": service.keys.tokens(new_id, seated(service, new).players),
     }
 
 
@@ -139,5 +176,5 @@ def tokens(service: Service, caller: Caller, game_id: int) -> dict[str, Any]:
     if not service.keys.admin_set:
         raise Forbidden("handing out tokens needs the admin token, and this server has none (--admin-token)")
     require_admin(service.keys, caller.token, "handing out a game's tokens")
-    info = service.db.reader().game_row(game_id)
+    info = seated(service, service.db.reader().game_row(game_id))
     return {"id": game_id, "tokens": service.keys.tokens(game_id, info.players)}

@@ -75,7 +75,7 @@ def read_stream(api: Api, path: str, token: str | None, last_seq: int) -> str:
         assert stream.status_code == 200, stream.read()
         for chunk in stream.iter_text():
             text += chunk
-            told = sse_messages(text)
+            told = sse_messages(text[: text.rfind("\n\n") + 2])  # whole messages only
             if any(kind == "end" or data.get("seq") == last_seq for kind, data in told):
                 return text
     return text

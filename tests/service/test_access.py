@@ -3,6 +3,7 @@ is searched for the cards it must not name."""
 
 from __future__ import annotations
 
+import logging
 import subprocess
 import sys
 from pathlib import Path
@@ -170,3 +171,154 @@ def test_a_games_tokens_still_open_it_after_a_restart(tmp_path: Path) -> None:
         assert again.ok("GET", f"/games/{created['id']}/state", created["tokens"]["seats"][1])["as"] == 1
         assert again.call("GET", f"/games/{created['id']}/state?as=1", created["tokens"]["seats"][0]).status_code == 403
         again.close()
+
+
+def _one_line(response: Any, status: int) -> str:
+    assert response.status_code == status, response.text
+    message = response.json()["error"]
+    assert "\n" not in message
+    return str(message)
+
+
+@pytest.mark.parametrize("name", ["motto", "moirai", "moorea", "stones-of-fate"])
+def test_a_seat_writes_no_event_in_a_game_loom_dealt(api: Api, name: str) -> None:
+    created = api.create(name, ["Ann", "Ben"], seed=3)
+    first = api.ok("GET", f"/games/{created['id']}/events", created["tokens"]["table"])["events"][0]
+    body = {"expected_seq": created["seq"], "events": [{"type": first["type"], "players": ["Ann", "Ben"]}]}
+    for seat, token in enumerate(created["tokens"]["seats"]):
+        refused = _one_line(api.call("POST", f"/games/{created['id']}/events", token, json=body), 403)
+        assert "dealt by Loom" in refused and f"seat {seat} plays actions" in refused
+    assert api.ok("GET", f"/games/{created['id']}")["seq"] == created["seq"]
+
+
+def test_a_guess_at_the_top_card_gets_the_same_refusal_right_or_wrong(api: Api) -> None:
+    created = api.create("motto", ["Ann", "Ben"], seed=11)
+    game_id, table, seats = created["id"], created["tokens"]["table"], created["tokens"]["seats"]
+    whole = api.ok("GET", f"/games/{game_id}/state?as=all", table)
+    deck = whole["state"]["deck"]
+    top, other = deck[0], next(card for card in deck if card != deck[0])
+    answers = set()
+    for guess in (top, other):
+        body = {"expected_seq": created["seq"], "events": [{"type": "motto.drew", "card": guess}]}
+        response = api.call("POST", f"/games/{game_id}/events", seats[whole["to_move"]], json=body)
+        assert response.status_code == 403 and top not in response.text and other not in response.text
+        answers.add(response.text)
+    assert len(answers) == 1
+    assert api.ok("GET", f"/games/{game_id}")["seq"] == created["seq"]
+
+
+def _table_game(api: Api) -> dict[str, Any]:
+    """A Motto game a real table records: the table wrote the start and the deal; seat 0 is to take or draw."""
+    started = {"type": "motto.started", "players": ["Ann", "Ben"]}
+    dealt = {"type": "motto.dealt", "hands": [["red-2-love", "red-2-passion"], ["blue-1-money", "purple-1-money"]],
+             "pool": ["red-2-money", "blue-3-love", "purple-3-money", "red-1-love"]}  # fmt: skip
+    return dict(api.ok("POST", "/games", ADMIN, json={"game": "motto", "events": [started, dealt]}))
+
+
+def test_whose_event_it_is_is_checked_before_its_rules(api: Api) -> None:
+    created = _table_game(api)
+    path, seats = f"/games/{created['id']}/events", created["tokens"]["seats"]
+    not_in_play = {"expected_seq": 2, "events": [{"type": "motto.took", "card": "purple-5-love"}]}
+    assert "seat 0's" in _one_line(api.call("POST", path, seats[1], json=not_in_play), 403)
+    a_refill = {"expected_seq": 2, "events": [{"type": "motto.refilled", "card": "red-2-love"}]}
+    assert "chance's" in _one_line(api.call("POST", path, seats[0], json=a_refill), 403)
+    assert "event 1" in _one_line(api.call("POST", path, seats[0], json=not_in_play), 422)  # its own: the rules say
+    assert api.ok("GET", f"/games/{created['id']}")["seq"] == 2
+
+
+def test_a_seat_writes_its_own_events_in_a_table_game(api: Api) -> None:
+    created = _table_game(api)
+    body = {"expected_seq": 2, "events": [{"type": "motto.took", "card": "red-2-money"}]}
+    written = api.ok("POST", f"/games/{created['id']}/events", created["tokens"]["seats"][0], json=body)
+    assert written["seq"] == 3 and written["to_move"] == "chance"
+
+
+def _played_three_turns(api: Api) -> dict[str, Any]:
+    created = api.create("motto", ["Ann", "Ben"], seed=21)
+    table = created["tokens"]["table"]
+    for _ in range(3):
+        now = api.ok("GET", f"/games/{created['id']}/state", table)
+        body = {"expected_seq": now["seq"], "action": now["legal"][0]}
+        api.ok("POST", f"/games/{created['id']}/actions", table, json=body)
+    return created
+
+
+def test_a_branch_needs_the_table_or_admin_token(api: Api) -> None:
+    created = _played_three_turns(api)
+    path, body = f"/games/{created['id']}/branches", {"turn": 2}
+    refused = _one_line(api.call("POST", path, created["tokens"]["seats"][1], json=body), 403)
+    assert refused == (
+        "a branch plays on with the recorded deal, which seat 1 has not seen: branching needs the table's token"
+    )
+    assert "table token" in _one_line(api.call("POST", path, json=body), 401)
+    assert _one_line(api.call("POST", path, "not-a-token", json=body), 403)
+    for token in (created["tokens"]["table"], ADMIN):
+        branched = api.ok("POST", path, token, json=body)
+        assert branched["parent"] == created["id"] and len(branched["tokens"]["seats"]) == 2
+
+
+def test_a_branch_needs_a_token_on_a_loopback_server_without_an_admin_token(tmp_path: Path) -> None:
+    with running(Settings(str(tmp_path / "open.duckdb"), port=free_port())) as base:
+        local = Api(base)
+        created = local.ok("POST", "/games", json={"game": "motto", "players": ["Ann", "Ben"], "seed": 1})
+        now = local.ok("GET", f"/games/{created['id']}/state", created["tokens"]["table"])
+        body = {"expected_seq": now["seq"], "action": now["legal"][0]}
+        local.ok("POST", f"/games/{created['id']}/actions", created["tokens"]["table"], json=body)
+        path = f"/games/{created['id']}/branches"
+        assert _one_line(local.call("POST", path, json={"turn": 1}), 401)
+        assert _one_line(local.call("POST", path, created["tokens"]["seats"][0], json={"turn": 1}), 403)
+        assert local.ok("POST", path, created["tokens"]["table"], json={"turn": 1})["parent"] == created["id"]
+        local.close()
+
+
+def test_a_branchs_seat_reads_its_view_of_the_branch(api: Api) -> None:
+    created = _played_three_turns(api)
+    branched = api.ok("POST", f"/games/{created['id']}/branches", created["tokens"]["table"], json={"turn": 2})
+    branch_id, seat_1 = branched["id"], branched["tokens"]["seats"][1]
+    mine = api.ok("GET", f"/games/{branch_id}/state", seat_1)
+    whole = api.ok("GET", f"/games/{branch_id}/state?as=all", branched["tokens"]["table"])
+    assert mine["as"] == 1 and whole["state"]["deck"] and mine["state"].get("deck") != whole["state"]["deck"]
+    assert api.ok("GET", f"/games/{branch_id}/state?as=public")["as"] == "public"
+    assert api.ok("GET", f"/games/{branch_id}/events", seat_1)["as"] == 1
+    assert _one_line(api.call("GET", f"/games/{branch_id}/state?as=0", seat_1), 403)
+    streamed = read_stream(api, f"/games/{branch_id}/stream?after=0&token={seat_1}", None, branched["seq"])
+    assert f'"seq":{branched["seq"]},' in streamed
+
+
+def test_a_token_in_the_address_is_refused_by_the_json_routes(api: Api, game: dict[str, Any]) -> None:
+    seat_0 = game["tokens"]["seats"][0]
+    for path in (f"/games/{game['id']}/state?token={seat_0}", f"/games?token={seat_0}", f"/games/{game['id']}?token=x"):
+        message = _one_line(api.call("GET", path), 400)
+        assert "Authorization: Bearer" in message and seat_0 not in message
+    body = {"game": "motto", "players": ["A", "B"]}
+    assert _one_line(api.call("POST", f"/games?token={ADMIN}", json=body), 400)
+    last = api.ok("GET", f"/games/{game['id']}")["seq"]
+    assert f'"seq":{last},' in read_stream(api, f"/games/{game['id']}/stream?after=0&token={seat_0}", None, last)
+
+
+class _Collected(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__()
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(record.getMessage())
+
+
+def test_the_access_log_hides_tokens_in_addresses(tmp_path: Path) -> None:
+    collected, access = _Collected(), logging.getLogger("uvicorn.access")
+    settings = Settings(str(tmp_path / "logged.duckdb"), port=free_port(), admin_token=ADMIN)
+    with running(settings, log_level="info") as base:
+        access.addHandler(collected)
+        try:
+            logged = Api(base)
+            created = logged.create("motto", ["Ann", "Ben"])
+            seat = created["tokens"]["seats"][0]
+            logged.call("GET", f"/games/{created['id']}/replay?as=0&token={seat}")
+            read_stream(logged, f"/games/{created['id']}/stream?%74oken={seat}&after=0", None, created["seq"])
+            logged.call("GET", f"/games/{created['id']}/state?token={seat}")
+            logged.close()
+        finally:
+            access.removeHandler(collected)
+    text = "\n".join(collected.lines)
+    assert text.count("oken=[hidden]") == 3 and seat not in text and "/replay?as=0&token=" in text

@@ -105,3 +105,39 @@ def test_a_stale_sequence_number_is_a_409_with_the_games_own(api: Api, game: dic
 def test_an_unknown_page_or_method_is_json_too(api: Api) -> None:
     _error(api.call("GET", "/no/such/page"), 404, "no such page")
     _error(api.call("DELETE", "/games"), 405, "DELETE")
+
+
+def test_a_last_event_id_that_is_not_ascii_digits_is_a_400(api: Api, game: dict[str, Any]) -> None:
+    for given in ("²".encode("latin-1"), b"-1", b"abc", b"9" * 5000):
+        headers = {"Authorization": f"Bearer {game['tokens']['table']}", "Last-Event-ID": given}
+        _error(api.http.get(f"/games/{game['id']}/stream", headers=headers), 400, "Last-Event-ID", "event number")
+
+
+@pytest.mark.parametrize("depth", [33, 900, 20_000])
+def test_a_body_nested_too_deep_is_a_422_naming_the_limit(api: Api, game: dict[str, Any], depth: int) -> None:
+    deep = "[" * depth + "]" * depth
+    headers = {"Authorization": f"Bearer {game['tokens']['table']}", "Content-Type": "application/json"}
+    bodies = {
+        f"/games/{game['id']}/events": '{"expected_seq": %d, "events": [{"type": "motto.drew", "card": %s}]}',
+        f"/games/{game['id']}/actions": '{"expected_seq": %d, "action": {"type": "play", "cards": %s}}',
+    }
+    for path, body in bodies.items():
+        _error(api.http.post(path, content=body % (game["seq"], deep), headers=headers), 422, "32 levels")
+    created = '{"game": "motto", "events": [{"type": "motto.started", "players": %s}]}' % deep
+    _error(api.http.post("/games", content=created, headers=headers | {"Authorization": f"Bearer {ADMIN}"}), 422, "32")
+    _unchanged(api, game)
+
+
+def test_a_body_nested_within_the_limit_reaches_the_rules(api: Api, game: dict[str, Any]) -> None:
+    card = "[" * 29 + '"red-1-love"' + "]" * 29  # in the body's object, its list and the event's: 32 levels
+    body = '{"expected_seq": %d, "events": [{"type": "motto.drew", "card": %s}]}' % (game["seq"], card)
+    headers = {"Authorization": f"Bearer {game['tokens']['table']}", "Content-Type": "application/json"}
+    _error(api.http.post(f"/games/{game['id']}/events", content=body, headers=headers), 422, "event 1")
+    _unchanged(api, game)
+
+
+def test_every_answer_says_nosniff(api: Api, game: dict[str, Any]) -> None:
+    for response in (api.call("GET", f"/games/{game['id']}"), api.call("GET", "/no/such/page")):
+        assert response.headers["x-content-type-options"] == "nosniff"
+    too_big = api.call("POST", "/games", ADMIN, json={"game": "motto", "players": ["x" * 70_000]})
+    assert too_big.status_code == 413 and too_big.headers["x-content-type-options"] == "nosniff"

@@ -62,3 +62,39 @@ def test_the_served_replay_moves_to_another_turn_in_a_browser(api: Api) -> None:
         page.wait_for_function("document.body.dataset.position !== '0'")
         assert page.inner_text("#table") != first
         assert tab.errors == []
+
+
+def test_pages_send_a_policy_that_runs_only_their_own_scripts(api: Api) -> None:
+    for path in ("/dashboard?game=motto", f"/games/7/replay?token={_seat_token(api, 7, 1)}"):
+        page = api.call("GET", path)
+        policy = dict(part.strip().split(" ", 1) for part in page.headers["content-security-policy"].split(";"))
+        scripts = policy["script-src"].split()
+        assert scripts and all(source.startswith("'sha256-") for source in scripts)
+        assert policy["default-src"] == "'none'" and policy["frame-ancestors"] == "'none'"
+        assert page.headers["x-content-type-options"] == "nosniff"
+
+
+INJECT = """() => {
+  const script = document.createElement("script");
+  script.textContent = "window.injected = 1";
+  document.body.append(script);
+  const link = document.createElement("a");
+  link.id = "injected-link";
+  link.href = "javascript:window.clicked = 1";
+  link.textContent = "Ann";
+  document.body.prepend(link);
+  const image = document.createElement("img");
+  image.setAttribute("onerror", "window.handled = 1");
+  image.src = "data:,not-an-image";
+  document.body.append(image);
+}"""
+
+
+def test_a_served_page_runs_no_script_it_did_not_bring_in_a_browser(api: Api) -> None:
+    with browser_tab(f"{api.base}/games/7/replay?token={_seat_token(api, 7, 0)}") as tab:
+        assert tab.errors == []
+        tab.page.evaluate(INJECT)
+        tab.page.click("#injected-link")
+        tab.page.wait_for_timeout(300)
+        assert tab.page.evaluate("[window.injected, window.clicked, window.handled]") == [None, None, None]
+        assert tab.errors and all("Content Security Policy" in error for error in tab.errors)
