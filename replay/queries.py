@@ -5,6 +5,7 @@ from collections.abc import Sequence
 SCHEMA_VERSION = "SELECT value FROM meta WHERE key = 'schema_version'"
 SET_SCHEMA_VERSION = "UPDATE meta SET value = ? WHERE key = 'schema_version'"
 TABLE_EXISTS = "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'meta'"
+USER_TABLES = "SELECT (SELECT count(*) FROM duckdb_tables()) + (SELECT count(*) FROM duckdb_views() WHERE NOT internal)"
 
 NEXT_GAME_ID = "SELECT coalesce(max(id), 0) + 1 FROM games"
 GAME = """

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -152,6 +152,8 @@ class Store:
         path = str(path or default_db())
         if read_only and path != MEMORY and not Path(path).exists():
             raise StoreError(f"no Loom database at {path}; record games first (logs simulate, logs import)")
+        if not read_only and path != MEMORY and _is_empty_file(path):
+            Path(path).unlink()  # an empty file (touch, mktemp) holds nothing: DuckDB makes the database in its place
         try:
             con = duckdb.connect(path, read_only=read_only and path != MEMORY)
         except duckdb.Error as error:
@@ -170,6 +172,8 @@ class Store:
     def _ensure_schema(self, read_only: bool) -> None:
         try:
             if not self.con.execute(queries.TABLE_EXISTS).fetchall()[0][0]:
+                if self.con.execute(queries.USER_TABLES).fetchall()[0][0]:  # someone else's data: never write in it
+                    raise StoreError(f"{self.path} is a DuckDB database but not a Loom store; give another --db")
                 if read_only:
                     raise StoreError(f"{self.path} is not a Loom database")
                 from replay.schema import create_schema  # the ORM is loaded only to create a database
@@ -219,9 +223,13 @@ class Store:
         self._depth = 1
         try:
             yield
-        except BaseException:
-            self.con.execute("ROLLBACK")
-            raise
+        except BaseException as error:
+            with suppress(duckdb.Error):  # a failed rollback commits nothing either; the first error is the news
+                self.con.execute("ROLLBACK")
+            cause = _first_cause(error)
+            if cause is error:
+                raise
+            raise cause from None
         finally:
             self._depth = 0
         try:
@@ -326,6 +334,8 @@ class Store:
 
     def add_games(self, new: Sequence[NewGame]) -> list[int]:
         """Store new games with their events, snapshots and results in one transaction; their ids in order."""
+        if not all(g.seats for g in new):
+            raise ValueError("every game is stored with its seats")  # a bug, not the user's: a seatless game breaks all
         try:
             with self.transaction():
                 first = self.con.execute(queries.NEXT_GAME_ID).fetchall()[0][0]
@@ -452,8 +462,13 @@ class Store:
         self.con.register(name, table)
         try:
             self.con.execute(sql)
-        finally:
-            self.con.unregister(name)
+        except duckdb.Error:
+            # In a transaction the failed insert aborted it: unregistering now would fail too, and its error
+            # ("Current transaction is aborted") would hide this one. The rollback drops the registration.
+            if not self._depth:
+                self.con.unregister(name)
+            raise
+        self.con.unregister(name)
 
     def _insert_games(self, ids: list[int], new: Sequence[NewGame]) -> None:
         import pyarrow as pa
@@ -541,6 +556,24 @@ class Store:
     def key_moments(self, game_id: int) -> list[tuple[int, int, int, float, float, str, str | None, float | None]]:
         """The stored key moments of a game: (seq, turn, seat, before, after, action, best action, best chance)."""
         return [tuple(row) for row in self._all(queries.KEY_MOMENTS, [game_id])]
+
+def _is_empty_file(path: str) -> bool:
+    try:
+        return Path(path).stat().st_size == 0
+    except OSError:
+        return False
+
+
+ABORTED = "Current transaction is aborted"
+
+
+def _first_cause(error: BaseException) -> BaseException:
+    """The error that aborted a transaction, rather than a later statement's `Current transaction is aborted`."""
+    cause = error
+    while isinstance(cause, duckdb.Error) and ABORTED in str(cause) and cause.__context__ is not None:
+        cause = cause.__context__
+    return cause
+
 
 def _first(rows: list[Any]) -> Any:
     # duckdb 2 refuses new work while a result is only partly fetched, so results are always fetched whole.
