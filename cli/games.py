@@ -6,6 +6,7 @@ import json
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
@@ -49,7 +50,7 @@ def simulate_command(
     if as_json:
         print_json({"ids": ids})
     else:
-        out.print(f"recorded {len(ids)} {rules.title} games: ids {ids[0]} to {ids[-1]}")
+        out.print(f"recorded {len(ids)} {escape(rules.title)} games: ids {ids[0]} to {ids[-1]}")
 
 
 def _summary(store: Store, infos: list[GameInfo]) -> list[dict[str, object]]:
@@ -88,7 +89,7 @@ def list_command(
     for row in rows:
         table.add_row(
             *(
-                str(row[k]) if row[k] is not None else ""
+                escape(str(row[k])) if row[k] is not None else ""
                 for k in ("id", "game", "players", "turns", "status", "winners", "parent")
             )
         )
@@ -127,18 +128,18 @@ def show_command(
         return
     fork = f", branched from game {info.parent_id} after event {info.fork_seq}" if info.parent_id else ""
     out.print(
-        f"[bold]Game {info.id}[/] — {get_game(info.game).title}, {info.status}, {info.turns} turns, "
-        f"{info.last_seq} events, {info.source}{fork}"
+        f"[bold]Game {info.id}[/] — {escape(get_game(info.game).title)}, {escape(info.status)}, {info.turns} turns, "
+        f"{info.last_seq} events, {escape(info.source)}{fork}"
     )
     table = Table("seat", "player", "bot", "score", "rank", "breakdown")
     for seat, s in enumerate(info.seats):
         result = next((r for r in results if r.seat == seat), None)
         table.add_row(
             f"{'★ ' if result and result.winner else ''}{seat}",
-            s.name,
-            s.bot or "—",
+            escape(s.name),
+            escape(s.bot or "—"),
             str(result.score) if result else "",
             str(result.rank) if result else "",
-            ", ".join(f"{k} {v}" for k, v in json.loads(result.breakdown).items()) if result else "",
+            escape(", ".join(f"{k} {v}" for k, v in json.loads(result.breakdown).items())) if result else "",
         )
     out.print(table)

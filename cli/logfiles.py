@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
 from cli.app import app
 from cli.common import AsJson, Db, fails_cleanly, open_store, out, print_json
@@ -33,7 +34,7 @@ def export_command(
         output.write_text(text, encoding="utf-8")
     except OSError as error:
         raise LoomError(f"cannot write {output}: {error.strerror}") from None
-    out.print(f"wrote game {game_id} ({len(lines) - 1} events) to {output}")
+    out.print(f"wrote game {game_id} ({len(lines) - 1} events) to {escape(str(output))}")
 
 
 @app.command("import")

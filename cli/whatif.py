@@ -118,10 +118,12 @@ def _whatif_json(result: WhatIf) -> dict[str, Any]:
 
 
 def _print_whatif(result: WhatIf) -> None:
-    table = Table("", "decisions", *(f"{s} {name}" for s, name in enumerate(result.players)), title_justify="left")
+    table = Table(
+        "", "decisions", *(f"{s} {escape(name)}" for s, name in enumerate(result.players)), title_justify="left"
+    )
     table.title = (
         f"Game {result.game_id}, turn {result.turn}: seat {result.seat} decides "
-        f"(chances to win by {result.before.rollouts} {result.before.bot} rollouts, 95% margin)"
+        f"(chances to win by {result.before.rollouts} {escape(result.before.bot)} rollouts, 95% margin)"
     )
     rows = (
         ("before", "", result.before),
@@ -196,10 +198,10 @@ def _analysis_json(result: Analysis) -> dict[str, Any]:
 def _print_analysis(result: Analysis) -> None:
     seats = range(len(result.players))
     last = result.curve[-1]
-    curve = Table("turn", *(f"{s} {name}" for s, name in zip(seats, result.players)), title_justify="left")
+    curve = Table("turn", *(f"{s} {escape(name)}" for s, name in zip(seats, result.players)), title_justify="left")
     curve.title = (
         f"Game {result.game_id}: chances to win at the start of each turn "
-        f"({last.chances.rollouts or result.curve[0].chances.rollouts} {last.chances.bot} rollouts each, 95% margin)"
+        f"({last.chances.rollouts or result.curve[0].chances.rollouts} {escape(last.chances.bot)} rollouts each, 95% margin)"
     )
     for point in result.curve:
         label = "end" if point is last else str(point.turn)
@@ -210,7 +212,7 @@ def _print_analysis(result: Analysis) -> None:
     for m in result.moments:
         moments.add_row(
             str(m.turn),
-            f"{m.seat} {result.players[m.seat]}",
+            f"{m.seat} {escape(result.players[m.seat])}",
             f"{100 * m.before:.0f}% → {100 * m.after:.0f}%",
             _actions_text([m.action]),
             "" if m.best_action is None else _actions_text([m.best_action]),
