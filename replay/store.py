@@ -235,7 +235,11 @@ class Store:
         try:
             self.con.execute("COMMIT")
         except duckdb.Error as error:
-            raise ConcurrencyError(f"another writer changed the same games; nothing was written ({error})") from None
+            with suppress(duckdb.Error):  # DuckDB has usually rolled back already
+                self.con.execute("ROLLBACK")
+            if _lost_race(error):
+                raise ConcurrencyError(f"another writer changed the same games; nothing was written ({error})") from None
+            raise _friendly(error, self.path) from None  # a full disk, say: not another writer's doing
 
     # --- Reading -----------------------------------------------------------------------------------------------------
 
@@ -565,6 +569,12 @@ def _is_empty_file(path: str) -> bool:
 
 
 ABORTED = "Current transaction is aborted"
+
+
+def _lost_race(error: duckdb.Error) -> bool:
+    """Whether a failed COMMIT lost to another writer: a write-write conflict, or the same key written first."""
+    text = str(error).lower()
+    return isinstance(error, duckdb.TransactionException) and ("conflict" in text or "constraint" in text)
 
 
 def _first_cause(error: BaseException) -> BaseException:

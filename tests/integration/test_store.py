@@ -189,3 +189,13 @@ def test_a_game_without_seats_is_never_stored(store: Store) -> None:
     with pytest.raises(ValueError, match="seats"):
         store.add_games([NewGame(game="motto", seats=[], source="branch", seed=0, rules_version=1)])
     assert store.games() == []
+
+
+def test_a_commit_that_loses_to_another_writer_is_a_concurrency_error(store: Store) -> None:
+    other = Store(store.con.cursor(), store.path)
+    game = get_game("motto")
+    with pytest.raises(ConcurrencyError, match="another writer"), store.transaction():
+        store.add_games([simulate_one(game, ["random", "random"], "first")])  # joins the open transaction: id 1
+        other.add_games([simulate_one(game, ["random", "random"], "second")])  # commits id 1 first
+    assert [g.id for g in store.games()] == [1]
+    assert store.add_games([simulate_one(game, ["random", "random"], "third")]) == [2]  # the store is usable
