@@ -201,7 +201,8 @@ def _print_analysis(result: Analysis) -> None:
     curve = Table("turn", *(f"{s} {escape(name)}" for s, name in zip(seats, result.players)), title_justify="left")
     curve.title = (
         f"Game {result.game_id}: chances to win at the start of each turn "
-        f"({last.chances.rollouts or result.curve[0].chances.rollouts} {escape(last.chances.bot)} rollouts each, 95% margin)"
+        f"({last.chances.rollouts or result.curve[0].chances.rollouts} {escape(last.chances.bot)} rollouts each, "
+        "95% margin)"
     )
     for point in result.curve:
         label = "end" if point is last else str(point.turn)

@@ -238,7 +238,8 @@ class Store:
             with suppress(duckdb.Error):  # DuckDB has usually rolled back already
                 self.con.execute("ROLLBACK")
             if _lost_race(error):
-                raise ConcurrencyError(f"another writer changed the same games; nothing was written ({error})") from None
+                message = f"another writer changed the same games; nothing was written ({error})"
+                raise ConcurrencyError(message) from None
             raise _friendly(error, self.path) from None  # a full disk, say: not another writer's doing
 
     # --- Reading -----------------------------------------------------------------------------------------------------
@@ -391,6 +392,15 @@ class Store:
         except duckdb.Error as error:
             raise _friendly(error, self.path) from None
         return last
+
+    def repair_branch_seats(self) -> int:
+        """Give every branch stored without seats (by Loom before issue 12) its parent's; how many were repaired."""
+        with self.transaction():
+            before = self.con.execute(queries.SEATLESS_GAMES).fetchall()[0][0]
+            while self.con.execute(queries.COPY_PARENT_SEATS).fetchall()[0][0]:
+                pass  # a branch of a seatless branch gets its seats in the round after its parent's
+            self.con.execute(queries.COUNT_PLAYERS)
+            return before - self.con.execute(queries.SEATLESS_GAMES).fetchall()[0][0]
 
     def replace_results(self, rows: Sequence[tuple[int, int, int, int, bool, str]]) -> None:
         """Rebuild the results projection from scratch with these (game, seat, score, rank, winner, json) rows."""

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import duckdb
+
 from tests.cli.run import fails, ok
 
 
@@ -55,3 +57,17 @@ def test_an_exported_branch_imports_with_its_players_and_bots(db: Path, tmp_path
     assert json.loads(ok("import", path, "--db", db, "--json")) == {"ids": [6]}
     imported, branch = _show(db, 6), _show(db, 5)
     assert (imported["players"], imported["bots"]) == (branch["players"], branch["bots"])
+
+
+def test_rebuild_gives_branches_stored_without_seats_their_parents(db: Path) -> None:
+    ok("branch", "1", "--turn", "5", "--db", db)
+    ok("branch", "5", "--turn", "3", "--db", db)
+    con = duckdb.connect(str(db))  # what an older Loom stored: branches with no seats and 0 players
+    con.execute("DELETE FROM seats WHERE game_id IN (5, 6)")
+    con.execute("UPDATE games SET players = 0 WHERE id IN (5, 6)")
+    con.close()
+    assert "gave 2 branches their parent's seats" in ok("rebuild", "--db", db)
+    for game_id in (5, 6):
+        assert _show(db, game_id)["players"] == _show(db, 1)["players"]
+    assert {row["id"]: row["players"] for row in json.loads(ok("list", "--db", db, "--json"))}[6] == 3
+    assert "gave" not in ok("rebuild", "--db", db)

@@ -163,7 +163,8 @@ def test_an_empty_duckdb_database_becomes_a_store(tmp_path: Path) -> None:
 
 def _duplicate_seq_game() -> NewGame:
     events = EventColumns([1, 1], [0, 0], [None, None], ["motto.passed"] * 2, [1, 1], ["{}", "{}"])
-    return NewGame(game="motto", seats=[Seat("a"), Seat("b")], source="imported", seed=0, rules_version=1, events=events)
+    seats = [Seat("a"), Seat("b")]
+    return NewGame(game="motto", seats=seats, source="imported", seed=0, rules_version=1, events=events)
 
 
 def test_a_failed_insert_reports_its_own_cause(store: Store, motto_ids: list[int]) -> None:
