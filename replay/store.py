@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field, replace
@@ -572,10 +573,12 @@ class Store:
         return [tuple(row) for row in self._all(queries.KEY_MOMENTS, [game_id])]
 
 def _is_empty_file(path: str) -> bool:
+    """Whether `path` is a regular file of no bytes (never a device such as /dev/null, nor a link)."""
     try:
-        return Path(path).stat().st_size == 0
+        found = os.lstat(path)
     except OSError:
         return False
+    return stat.S_ISREG(found.st_mode) and found.st_size == 0
 
 
 ABORTED = "Current transaction is aborted"
