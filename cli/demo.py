@@ -22,7 +22,7 @@ from replay.simulate import simulate
 @fails_cleanly
 def demo_command(
     game: Annotated[str, typer.Option("--game", help="The game to show.")] = "motto",
-    games: Annotated[int, typer.Option("--games", "-n", min=1, help="How many games to simulate.")] = 20,
+    games: Annotated[int, typer.Option("--games", "-n", min=1, max=1000, help="How many games to simulate.")] = 20,
     seed: Annotated[int, typer.Option("--seed")] = 7,
     pages: Annotated[Path, typer.Option("--pages", help="Where to write the dashboard and replay pages.")] = Path("."),
     db: Db = None,

@@ -16,12 +16,15 @@ from engine.registry import get_game, with_budget
 from replay.simulate import lineup, simulate
 from replay.store import GameInfo, Store
 
+MAX_GAMES = 1_000_000
+"""The most games one command simulates or lists (a larger --limit lists them all)."""
+
 
 @app.command("simulate")
 @fails_cleanly
 def simulate_command(
     game: Annotated[str, typer.Argument(help="motto, moirai, moorea or stones-of-fate")],
-    games: Annotated[int, typer.Option("--games", "-n", min=1, help="How many games to play.")] = 10,
+    games: Annotated[int, typer.Option("--games", "-n", min=1, max=MAX_GAMES, help="How many games to play.")] = 10,
     players: Annotated[int, typer.Option("--players", "-p", help="Players per game.")] = 3,
     bot: Annotated[list[str] | None, typer.Option("--bot", help="A bot for every seat, or one per seat.")] = None,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the whole simulation.")] = 0,
@@ -81,7 +84,7 @@ def list_command(
     if game is not None:
         get_game(game)
     with open_store(db, read_only=True) as store:
-        rows = _summary(store, store.games(game, limit))
+        rows = _summary(store, store.games(game, min(limit, MAX_GAMES)))  # a larger limit than DuckDB takes: all
     if as_json:
         print_json(rows)
         return

@@ -16,7 +16,7 @@ from replay.analysis import Analysis, Line, WhatIf, analyse, whatif
 from replay.chances import Chances
 from replay.store import Store, default_db
 
-Rollouts = Annotated[int, typer.Option("--rollouts", "-k", min=1, help="Games played out per position.")]
+Rollouts = Annotated[int, typer.Option("--rollouts", "-k", min=1, max=100_000, help="Games played out per position.")]
 RolloutBot = Annotated[str, typer.Option("--bot", help="The bot that plays the rollouts (greedy, random, mcts:N).")]
 Seed = Annotated[int, typer.Option("--seed", help="Seed of the rollouts: the same seed gives the same chances.")]
 Workers = Annotated[
@@ -26,7 +26,11 @@ Workers = Annotated[
 Budget = Annotated[
     int | None,
     typer.Option(
-        "--budget", min=1, help="Playouts per decision of the search bot (default: the game's).", show_default=False
+        "--budget",
+        min=1,
+        max=1_000_000,
+        help="Playouts per decision of the search bot (default: the game's).",
+        show_default=False,
     ),
 ]
 

@@ -19,6 +19,8 @@ from tests.cli.run import fails, logs, ok
         (["replay", "1", "--as", "x"], "invalid value for '--as'"),
         (["list", "--limit", "0"], "invalid value for '--limit'"),
         (["simulate", "motto", "--games", "0"], "invalid value for '--games'"),
+        (["simulate", "motto", "--games", str(10**20)], "less than or equal to 1000000"),
+        (["whatif", "1", "--turn", "2", "--rollouts", str(10**6)], "invalid value for '--rollouts'"),
         (["serve", "--max-body", "0"], "invalid value for '--max-body'"),
         (["show"], "missing argument 'game_id'"),
         (["show", "1", "2"], "unexpected extra argument"),
@@ -37,6 +39,10 @@ def test_a_refused_argument_writes_nothing(db: Path) -> None:
     fails("simulate", "motto", "--games", "0", "--db", db)
     fails("branch", "1", "--turn", "x", "--db", db)
     assert len(json.loads(ok("list", "--db", db, "--json"))) == 4
+
+
+def test_a_limit_larger_than_the_store_lists_every_game(db: Path) -> None:
+    assert len(json.loads(ok("list", "--limit", str(10**20), "--db", db, "--json"))) == 4
 
 
 def test_help_still_prints_the_commands_and_their_options() -> None:
