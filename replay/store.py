@@ -196,7 +196,7 @@ class Store:
         """Schema 2 adds the per-turn and analysis projections; `logs rebuild` fills them for games already stored."""
         from replay.schema import create_missing_tables
 
-        with self.transaction():
+        with self._written():
             create_missing_tables(self.con)
             self.con.execute(queries.SET_SCHEMA_VERSION, [str(SCHEMA_VERSION)])
 
@@ -242,6 +242,15 @@ class Store:
                 message = f"another writer changed the same games; nothing was written ({error})"
                 raise ConcurrencyError(message) from None
             raise _friendly(error, self.path) from None  # a full disk, say: not another writer's doing
+
+    @contextmanager
+    def _written(self) -> Iterator[None]:
+        """A transaction whose database errors are StoreErrors that say their cause, never a traceback."""
+        try:
+            with self.transaction():
+                yield
+        except duckdb.Error as error:
+            raise _friendly(error, self.path) from None
 
     # --- Reading -----------------------------------------------------------------------------------------------------
 
@@ -396,7 +405,7 @@ class Store:
 
     def repair_branch_seats(self) -> int:
         """Give every branch stored without seats (by Loom before issue 12) its parent's; how many were repaired."""
-        with self.transaction():
+        with self._written():
             before = self.con.execute(queries.SEATLESS_GAMES).fetchall()[0][0]
             while self.con.execute(queries.COPY_PARENT_SEATS).fetchall()[0][0]:
                 pass  # a branch of a seatless branch gets its seats in the round after its parent's
@@ -405,13 +414,13 @@ class Store:
 
     def replace_results(self, rows: Sequence[tuple[int, int, int, int, bool, str]]) -> None:
         """Rebuild the results projection from scratch with these (game, seat, score, rank, winner, json) rows."""
-        with self.transaction():
+        with self._written():
             self.con.execute(queries.DELETE_RESULTS)
             self._insert("new_results", queries.INSERT_RESULTS, _result_table(rows))
 
     def replace_facts(self, game_ids: Sequence[int], facts: Sequence[Facts]) -> None:
         """Rebuild the turn and game facts projections from scratch with the facts of these games."""
-        with self.transaction():
+        with self._written():
             self.con.execute(queries.DELETE_FACTS)
             self._insert_facts(game_ids, facts)
 

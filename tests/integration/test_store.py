@@ -200,3 +200,14 @@ def test_a_commit_that_loses_to_another_writer_is_a_concurrency_error(store: Sto
         other.add_games([simulate_one(game, ["random", "random"], "second")])  # commits id 1 first
     assert [g.id for g in store.games()] == [1]
     assert store.add_games([simulate_one(game, ["random", "random"], "third")]) == [2]  # the store is usable
+
+
+def test_a_failed_rebuild_of_results_reports_its_own_cause_and_keeps_the_old_rows(
+    store: Store, motto_ids: list[int]
+) -> None:
+    kept = store.results(motto_ids[0])
+    twice = [(motto_ids[0], 0, 1, 1, True, "{}")] * 2  # the same (game, seat) twice
+    with pytest.raises(StoreError, match="duplicate key") as refused:
+        store.replace_results(twice)
+    assert "aborted" not in str(refused.value)
+    assert store.results(motto_ids[0]) == kept
