@@ -171,10 +171,11 @@ class Store:
         return store
 
     def _ensure_schema(self, read_only: bool) -> None:
+        foreign = StoreError(f"{self.path} is a DuckDB database but not a Loom store; give another --db")
         try:
             if not self.con.execute(queries.TABLE_EXISTS).fetchall()[0][0]:
                 if self.con.execute(queries.USER_TABLES).fetchall()[0][0]:  # someone else's data: never write in it
-                    raise StoreError(f"{self.path} is a DuckDB database but not a Loom store; give another --db")
+                    raise foreign
                 if read_only:
                     raise StoreError(f"{self.path} is not a Loom database")
                 from replay.schema import create_schema  # the ORM is loaded only to create a database
@@ -184,13 +185,17 @@ class Store:
                     self.con.execute(queries.VIEWS)
                 return
             row = _first(self.con.execute(queries.SCHEMA_VERSION).fetchall())
+        except (duckdb.BinderException, duckdb.CatalogException):
+            raise foreign from None  # a table `meta` of someone else's, without Loom's columns
         except duckdb.Error as error:
             raise _friendly(error, self.path) from None
-        if row is not None and row[0] == "1" and not read_only:
+        if row is None:
+            raise foreign  # Loom writes its schema version in the transaction that creates its tables
+        if row[0] == "1" and not read_only:
             self._upgrade_from_1()
             return
-        if row is None or row[0] != str(SCHEMA_VERSION):
-            raise StoreError(f"{self.path} has schema version {row and row[0]}; this Loom reads {SCHEMA_VERSION}")
+        if row[0] != str(SCHEMA_VERSION):
+            raise StoreError(f"{self.path} has schema version {row[0]}; this Loom reads {SCHEMA_VERSION}")
 
     def _upgrade_from_1(self) -> None:
         """Schema 2 adds the per-turn and analysis projections; `logs rebuild` fills them for games already stored."""

@@ -54,3 +54,13 @@ def test_no_name_becomes_a_link_or_a_style_in_a_terminal(hostile: Path, command:
 def test_whatif_heads_its_columns_with_the_names_as_written(hostile: Path) -> None:
     text = _in_a_colour_terminal("whatif", "1", "--turn", "3", "--rollouts", "2", "--workers", "1", "--db", hostile)
     assert OSC_LINK not in text and LINK in text and BOLD in text
+
+
+def test_emoji_codes_in_a_name_stay_text(tmp_path: Path) -> None:
+    text = (EXAMPLES / "motto-table-game.jsonl").read_text()
+    path = tmp_path / "emoji.jsonl"
+    path.write_text(text.replace('"players": ["Ann", "Ben"]', '"players": ["Ann :smile:", "Ben :thumbs_up:"]'))
+    db = tmp_path / "emoji.duckdb"
+    ok("import", path, "--db", db)
+    shown = ok("show", "1", "--db", db)
+    assert "Ann :smile:" in shown and "Ben :thumbs_up:" in shown

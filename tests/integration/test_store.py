@@ -145,6 +145,17 @@ def test_a_duckdb_file_that_is_not_a_loom_store_is_refused_and_left_untouched(tm
     assert path.read_bytes() == before
 
 
+@pytest.mark.parametrize("table", ["meta (x INTEGER)", "meta (key VARCHAR, value VARCHAR)"])
+def test_someone_elses_table_named_meta_is_not_a_loom_store(tmp_path: Path, table: str) -> None:
+    path = tmp_path / "meta.duckdb"
+    con = duckdb.connect(str(path))
+    con.execute(f"CREATE TABLE {table}")
+    con.close()
+    with pytest.raises(StoreError, match="is a DuckDB database but not a Loom store"):
+        Store.open(path)
+    assert _tables(path) == ["meta"]
+
+
 def test_an_empty_file_becomes_a_store(tmp_path: Path) -> None:
     path = tmp_path / "new.duckdb"
     path.touch()
