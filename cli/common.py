@@ -16,8 +16,10 @@ from replay.store import Store
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-out = Console(highlight=False)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+# Text from logs and from the user is never markup: every message escapes it (rich.markup.escape), and neither
+# console turns `:name:` codes into emoji.
+out = Console(highlight=False, emoji=False)
+err = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
 
 Db = Annotated[
     Path | None,

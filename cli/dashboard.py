@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
 from cli.app import app
 from cli.common import Db, fails_cleanly, open_store, out, write_page
@@ -35,4 +36,4 @@ def dashboard_command(
     with open_store(db, read_only=True, threads=os.cpu_count()) as store:
         html = report_html(store, game, since.astimezone() if since else None, bot)
     write_page(output, html)
-    out.print(f"wrote the dashboard to {output} ({len(html) / 1e6:.1f} MB); open it in a browser")
+    out.print(f"wrote the dashboard to {escape(str(output))} ({len(html) / 1e6:.1f} MB); open it in a browser")

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 from rich.rule import Rule
 
 from cli.app import app
@@ -21,7 +22,7 @@ from replay.simulate import simulate
 @fails_cleanly
 def demo_command(
     game: Annotated[str, typer.Option("--game", help="The game to show.")] = "motto",
-    games: Annotated[int, typer.Option("--games", "-n", min=1, help="How many games to simulate.")] = 20,
+    games: Annotated[int, typer.Option("--games", "-n", min=1, max=1000, help="How many games to simulate.")] = 20,
     seed: Annotated[int, typer.Option("--seed")] = 7,
     pages: Annotated[Path, typer.Option("--pages", help="Where to write the dashboard and replay pages.")] = Path("."),
     db: Db = None,
@@ -30,7 +31,7 @@ def demo_command(
     rules = get_game(game)
     bots = ["greedy", "random", "random"]  # three players: every game allows them
     with open_store(db) as store:
-        out.print(Rule(f"1. Simulate {games} {rules.title} games: greedy against random"))
+        out.print(Rule(f"1. Simulate {games} {escape(rules.title)} games: greedy against random"))
         ids = simulate(store, rules, games, bots, seed)
         wins = sum(
             1
@@ -38,7 +39,7 @@ def demo_command(
             for r in store.results(game_id)
             if r.winner and store.game(game_id).seats[r.seat].bot == "greedy"
         )
-        out.print(f"recorded games {ids[0]} to {ids[-1]} in {store.path}; greedy won {wins} of {len(ids)}")
+        out.print(f"recorded games {ids[0]} to {ids[-1]} in {escape(store.path)}; greedy won {wins} of {len(ids)}")
 
         game_id = ids[0]
         middle = max(1, store.game(game_id).turns // 2)
@@ -63,8 +64,8 @@ def demo_command(
     with open_store(db, read_only=True) as store:
         write_page(dashboard, report_html(store, rules.name))
         write_page(replay_page, replay_html(store, game_id))
-    out.print(f"wrote {dashboard} and {replay_page}: open them in a browser")
+    out.print(f"wrote {escape(str(dashboard))} and {escape(str(replay_page))}: open them in a browser")
     out.print(
         f"\nNext: [bold]logs show {game_id}[/], [bold]logs replay {game_id} --turn 5 --as 0[/], "
-        f"[bold]logs export {game_id}[/], [bold]logs dashboard --game {rules.name}[/]"
+        f"[bold]logs export {game_id}[/], [bold]logs dashboard --game {escape(rules.name)}[/]"
     )

@@ -6,6 +6,7 @@ import json
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
@@ -15,12 +16,15 @@ from engine.registry import get_game, with_budget
 from replay.simulate import lineup, simulate
 from replay.store import GameInfo, Store
 
+MAX_GAMES = 1_000_000
+"""The most games one command simulates or lists (a larger --limit lists them all)."""
+
 
 @app.command("simulate")
 @fails_cleanly
 def simulate_command(
     game: Annotated[str, typer.Argument(help="motto, moirai, moorea or stones-of-fate")],
-    games: Annotated[int, typer.Option("--games", "-n", min=1, help="How many games to play.")] = 10,
+    games: Annotated[int, typer.Option("--games", "-n", min=1, max=MAX_GAMES, help="How many games to play.")] = 10,
     players: Annotated[int, typer.Option("--players", "-p", help="Players per game.")] = 3,
     bot: Annotated[list[str] | None, typer.Option("--bot", help="A bot for every seat, or one per seat.")] = None,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the whole simulation.")] = 0,
@@ -49,7 +53,7 @@ def simulate_command(
     if as_json:
         print_json({"ids": ids})
     else:
-        out.print(f"recorded {len(ids)} {rules.title} games: ids {ids[0]} to {ids[-1]}")
+        out.print(f"recorded {len(ids)} {escape(rules.title)} games: ids {ids[0]} to {ids[-1]}")
 
 
 def _summary(store: Store, infos: list[GameInfo]) -> list[dict[str, object]]:
@@ -80,7 +84,7 @@ def list_command(
     if game is not None:
         get_game(game)
     with open_store(db, read_only=True) as store:
-        rows = _summary(store, store.games(game, limit))
+        rows = _summary(store, store.games(game, min(limit, MAX_GAMES)))  # a larger limit than DuckDB takes: all
     if as_json:
         print_json(rows)
         return
@@ -88,7 +92,7 @@ def list_command(
     for row in rows:
         table.add_row(
             *(
-                str(row[k]) if row[k] is not None else ""
+                escape(str(row[k])) if row[k] is not None else ""
                 for k in ("id", "game", "players", "turns", "status", "winners", "parent")
             )
         )
@@ -127,18 +131,18 @@ def show_command(
         return
     fork = f", branched from game {info.parent_id} after event {info.fork_seq}" if info.parent_id else ""
     out.print(
-        f"[bold]Game {info.id}[/] — {get_game(info.game).title}, {info.status}, {info.turns} turns, "
-        f"{info.last_seq} events, {info.source}{fork}"
+        f"[bold]Game {info.id}[/] — {escape(get_game(info.game).title)}, {escape(info.status)}, {info.turns} turns, "
+        f"{info.last_seq} events, {escape(info.source)}{fork}"
     )
     table = Table("seat", "player", "bot", "score", "rank", "breakdown")
     for seat, s in enumerate(info.seats):
         result = next((r for r in results if r.seat == seat), None)
         table.add_row(
             f"{'★ ' if result and result.winner else ''}{seat}",
-            s.name,
-            s.bot or "—",
+            escape(s.name),
+            escape(s.bot or "—"),
             str(result.score) if result else "",
             str(result.rank) if result else "",
-            ", ".join(f"{k} {v}" for k, v in json.loads(result.breakdown).items()) if result else "",
+            escape(", ".join(f"{k} {v}" for k, v in json.loads(result.breakdown).items())) if result else "",
         )
     out.print(table)

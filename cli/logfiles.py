@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
 from cli.app import app
 from cli.common import AsJson, Db, fails_cleanly, open_store, out, print_json
@@ -33,7 +34,7 @@ def export_command(
         output.write_text(text, encoding="utf-8")
     except OSError as error:
         raise LoomError(f"cannot write {output}: {error.strerror}") from None
-    out.print(f"wrote game {game_id} ({len(lines) - 1} events) to {output}")
+    out.print(f"wrote game {game_id} ({len(lines) - 1} events) to {escape(str(output))}")
 
 
 @app.command("import")
@@ -64,7 +65,10 @@ def import_command(
 @app.command("rebuild")
 @fails_cleanly
 def rebuild_command(db: Db = None) -> None:
-    """Recompute the projections (results, turn facts, game facts) of every game from its events."""
+    """Recompute the projections (results, turn facts, game facts) of every game from its events, and give branches
+    stored without seats (by an older Loom) their parent's."""
     with open_store(db) as store:
+        repaired = store.repair_branch_seats()
         count = rebuild(store)
-    out.print(f"rebuilt the projections of {count} games")
+    seats = f"; gave {repaired} branches their parent's seats" if repaired else ""
+    out.print(f"rebuilt the projections of {count} games{seats}")

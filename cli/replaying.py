@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Any
 
+import orjson
 import typer
+from rich.markup import escape
 from rich.tree import Tree
 
 from cli.app import app
@@ -24,14 +25,37 @@ Actions = Annotated[
 BotName = Annotated[str | None, typer.Option("--bot", help="Play the rest of the game with this bot.")]
 
 
+MAX_ACTION_DEPTH = 16
+"""How deep an action's JSON may nest: an action is an object of a few fields and short lists (depth 2 or 3)."""
+
+
 def _actions(texts: list[str] | None) -> list[Any]:
+    """The --play actions, parsed; a LoomError naming the first one that is not JSON or nests too deep."""
     actions = []
     for number, text in enumerate(texts or [], start=1):
+        too_deep = LoomError(f"--play {number} nests more than {MAX_ACTION_DEPTH} levels of lists and objects")
         try:
-            actions.append(json.loads(text))
-        except json.JSONDecodeError as error:
+            action = orjson.loads(text)  # orjson stops at 1024 levels, where the json module would overflow the stack
+        except orjson.JSONDecodeError as error:
+            if error.msg.startswith("depth limit"):
+                raise too_deep from None
             raise LoomError(f"--play {number} is not JSON: {error.msg} at column {error.colno}") from None
+        if _deeper_than(action, MAX_ACTION_DEPTH):
+            raise too_deep
+        actions.append(action)
     return actions
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    """Whether lists and objects nest more than `limit` levels in `value` (without recursion, whatever the depth)."""
+    stack = [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict | list):
+            if level > limit:
+                return True
+            stack.extend((child, level + 1) for child in (item.values() if isinstance(item, dict) else item))
+    return False
 
 
 @app.command("replay")
@@ -81,7 +105,7 @@ def _write_replay_page(game_id: int, seat: int | None, path: Path, db: Path | No
     with open_store(db, read_only=True) as store:
         page = replay_html(store, game_id, seat)
     write_page(path, page)
-    out.print(f"wrote the replay of game {game_id} to {path}; open it in a browser")
+    out.print(f"wrote the replay of game {game_id} to {escape(str(path))}; open it in a browser")
 
 
 @app.command("branch")
@@ -101,7 +125,7 @@ def branch_command(
     if as_json:
         print_json({"ids": [new_id]})
     else:
-        out.print(f"branch {new_id} of game {game_id} at turn {turn}: {info.status}, {info.turns} turns")
+        out.print(f"branch {new_id} of game {game_id} at turn {turn}: {escape(info.status)}, {info.turns} turns")
 
 
 @app.command("play")
@@ -120,14 +144,14 @@ def play_command(
     if as_json:
         print_json({"id": game_id, "seq": last, "status": info.status})
     else:
-        out.print(f"game {game_id} is at event {last}: {info.status}")
+        out.print(f"game {game_id} is at event {last}: {escape(info.status)}")
 
 
 def _label(node: Node) -> str:
     info = node.info
     fork = f"fork at turn {node.fork_turn} · " if node.fork_turn is not None else ""
     won = ", ".join(str(s) for s in node.winners)
-    outcome = f"won by seat {won}" if won else info.status
+    outcome = f"won by seat {won}" if won else escape(info.status)
     return f"[bold]#{info.id}[/] {fork}{info.turns} turns · {outcome}"
 
 
@@ -142,7 +166,7 @@ def tree_command(
     if as_json:
         print_json(root.to_json())
         return
-    shown = Tree(f"{get_game(root.info.game).title} · {_label(root)}")
+    shown = Tree(f"{escape(get_game(root.info.game).title)} · {_label(root)}")
 
     def grow(parent: Tree, node: Node) -> None:
         for child in node.children:

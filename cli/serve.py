@@ -26,7 +26,7 @@ def serve_command(
             show_default=False,
         ),
     ] = None,
-    max_body: Annotated[int, typer.Option("--max-body", help="The largest request body, in bytes.")] = MAX_BODY,
+    max_body: Annotated[int, typer.Option("--max-body", min=1, help="The largest request body, in bytes.")] = MAX_BODY,
     db: Db = None,
 ) -> None:
     """Serve the HTTP API (OpenAPI at /docs), live streams and the dashboards; one process owns the database."""

@@ -16,7 +16,7 @@ from replay.analysis import Analysis, Line, WhatIf, analyse, whatif
 from replay.chances import Chances
 from replay.store import Store, default_db
 
-Rollouts = Annotated[int, typer.Option("--rollouts", "-k", min=1, help="Games played out per position.")]
+Rollouts = Annotated[int, typer.Option("--rollouts", "-k", min=1, max=100_000, help="Games played out per position.")]
 RolloutBot = Annotated[str, typer.Option("--bot", help="The bot that plays the rollouts (greedy, random, mcts:N).")]
 Seed = Annotated[int, typer.Option("--seed", help="Seed of the rollouts: the same seed gives the same chances.")]
 Workers = Annotated[
@@ -26,7 +26,11 @@ Workers = Annotated[
 Budget = Annotated[
     int | None,
     typer.Option(
-        "--budget", min=1, help="Playouts per decision of the search bot (default: the game's).", show_default=False
+        "--budget",
+        min=1,
+        max=1_000_000,
+        help="Playouts per decision of the search bot (default: the game's).",
+        show_default=False,
     ),
 ]
 
@@ -118,10 +122,12 @@ def _whatif_json(result: WhatIf) -> dict[str, Any]:
 
 
 def _print_whatif(result: WhatIf) -> None:
-    table = Table("", "decisions", *(f"{s} {name}" for s, name in enumerate(result.players)), title_justify="left")
+    table = Table(
+        "", "decisions", *(f"{s} {escape(name)}" for s, name in enumerate(result.players)), title_justify="left"
+    )
     table.title = (
         f"Game {result.game_id}, turn {result.turn}: seat {result.seat} decides "
-        f"(chances to win by {result.before.rollouts} {result.before.bot} rollouts, 95% margin)"
+        f"(chances to win by {result.before.rollouts} {escape(result.before.bot)} rollouts, 95% margin)"
     )
     rows = (
         ("before", "", result.before),
@@ -196,10 +202,11 @@ def _analysis_json(result: Analysis) -> dict[str, Any]:
 def _print_analysis(result: Analysis) -> None:
     seats = range(len(result.players))
     last = result.curve[-1]
-    curve = Table("turn", *(f"{s} {name}" for s, name in zip(seats, result.players)), title_justify="left")
+    curve = Table("turn", *(f"{s} {escape(name)}" for s, name in zip(seats, result.players)), title_justify="left")
     curve.title = (
         f"Game {result.game_id}: chances to win at the start of each turn "
-        f"({last.chances.rollouts or result.curve[0].chances.rollouts} {last.chances.bot} rollouts each, 95% margin)"
+        f"({last.chances.rollouts or result.curve[0].chances.rollouts} {escape(last.chances.bot)} rollouts each, "
+        "95% margin)"
     )
     for point in result.curve:
         label = "end" if point is last else str(point.turn)
@@ -210,7 +217,7 @@ def _print_analysis(result: Analysis) -> None:
     for m in result.moments:
         moments.add_row(
             str(m.turn),
-            f"{m.seat} {result.players[m.seat]}",
+            f"{m.seat} {escape(result.players[m.seat])}",
             f"{100 * m.before:.0f}% → {100 * m.after:.0f}%",
             _actions_text([m.action]),
             "" if m.best_action is None else _actions_text([m.best_action]),

@@ -46,13 +46,13 @@ def advance(
 def branch(store: Store, game_id: int, turn: int, actions: Sequence[Any], bot: str | None) -> int:
     """A new game forked at the start of `turn` of game `game_id`; its id. Nothing is written if an action fails."""
     start: Position = position(store, game_id, turn=turn)
-    game, info = start.game, start.info
+    game, info = start.game, store.game(game_id)  # with its seats: the position's row has none
     if bot is not None:
         get_bot(game, bot)
     state, steps, facts = advance(game, start.state, info.seed, start.seq, actions, bot)
     new = NewGame(
         game=game.name,
-        seats=[Seat(seat.name, bot) for seat in info.seats],
+        seats=[Seat(seat.name, seat.bot if bot is None else bot) for seat in info.seats],  # the parent's players
         source="branch",
         seed=info.seed,
         rules_version=game.rules_version,

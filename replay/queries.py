@@ -5,6 +5,7 @@ from collections.abc import Sequence
 SCHEMA_VERSION = "SELECT value FROM meta WHERE key = 'schema_version'"
 SET_SCHEMA_VERSION = "UPDATE meta SET value = ? WHERE key = 'schema_version'"
 TABLE_EXISTS = "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'meta'"
+USER_TABLES = "SELECT (SELECT count(*) FROM duckdb_tables()) + (SELECT count(*) FROM duckdb_views() WHERE NOT internal)"
 
 NEXT_GAME_ID = "SELECT coalesce(max(id), 0) + 1 FROM games"
 GAME = """
@@ -25,6 +26,18 @@ WINNERS_OF = """
 SELECT game_id, list(seat ORDER BY seat) FROM results WHERE winner AND list_contains(?, game_id) GROUP BY game_id
 """
 LAST_SEQ = "SELECT last_seq FROM games WHERE id = ?"
+
+# Branches stored without seats by Loom before issue 12 get their parent's (a branch of such a branch: next round).
+SEATLESS_GAMES = "SELECT count(*) FROM games WHERE NOT EXISTS (SELECT 1 FROM seats s WHERE s.game_id = games.id)"
+COPY_PARENT_SEATS = """
+INSERT INTO seats
+SELECT b.id, s.seat, s.name, s.bot FROM games b JOIN seats s ON s.game_id = b.parent_id
+WHERE NOT EXISTS (SELECT 1 FROM seats o WHERE o.game_id = b.id)
+"""
+COUNT_PLAYERS = """
+UPDATE games SET players = (SELECT count(*) FROM seats s WHERE s.game_id = games.id)
+WHERE players <> (SELECT count(*) FROM seats s WHERE s.game_id = games.id)
+"""
 UPDATE_PROGRESS = "UPDATE games SET last_seq = ?, turns = ?, status = ? WHERE id = ? AND last_seq = ?"
 
 INSERT_GAMES = "INSERT INTO games SELECT * FROM new_games"

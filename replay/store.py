@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -152,6 +153,8 @@ class Store:
         path = str(path or default_db())
         if read_only and path != MEMORY and not Path(path).exists():
             raise StoreError(f"no Loom database at {path}; record games first (logs simulate, logs import)")
+        if not read_only and path != MEMORY and _is_empty_file(path):
+            Path(path).unlink()  # an empty file (touch, mktemp) holds nothing: DuckDB makes the database in its place
         try:
             con = duckdb.connect(path, read_only=read_only and path != MEMORY)
         except duckdb.Error as error:
@@ -168,8 +171,11 @@ class Store:
         return store
 
     def _ensure_schema(self, read_only: bool) -> None:
+        foreign = StoreError(f"{self.path} is a DuckDB database but not a Loom store; give another --db")
         try:
             if not self.con.execute(queries.TABLE_EXISTS).fetchall()[0][0]:
+                if self.con.execute(queries.USER_TABLES).fetchall()[0][0]:  # someone else's data: never write in it
+                    raise foreign
                 if read_only:
                     raise StoreError(f"{self.path} is not a Loom database")
                 from replay.schema import create_schema  # the ORM is loaded only to create a database
@@ -179,19 +185,23 @@ class Store:
                     self.con.execute(queries.VIEWS)
                 return
             row = _first(self.con.execute(queries.SCHEMA_VERSION).fetchall())
+        except (duckdb.BinderException, duckdb.CatalogException):
+            raise foreign from None  # a table `meta` of someone else's, without Loom's columns
         except duckdb.Error as error:
             raise _friendly(error, self.path) from None
-        if row is not None and row[0] == "1" and not read_only:
+        if row is None:
+            raise foreign  # Loom writes its schema version in the transaction that creates its tables
+        if row[0] == "1" and not read_only:
             self._upgrade_from_1()
             return
-        if row is None or row[0] != str(SCHEMA_VERSION):
-            raise StoreError(f"{self.path} has schema version {row and row[0]}; this Loom reads {SCHEMA_VERSION}")
+        if row[0] != str(SCHEMA_VERSION):
+            raise StoreError(f"{self.path} has schema version {row[0]}; this Loom reads {SCHEMA_VERSION}")
 
     def _upgrade_from_1(self) -> None:
         """Schema 2 adds the per-turn and analysis projections; `logs rebuild` fills them for games already stored."""
         from replay.schema import create_missing_tables
 
-        with self.transaction():
+        with self._written():
             create_missing_tables(self.con)
             self.con.execute(queries.SET_SCHEMA_VERSION, [str(SCHEMA_VERSION)])
 
@@ -219,15 +229,33 @@ class Store:
         self._depth = 1
         try:
             yield
-        except BaseException:
-            self.con.execute("ROLLBACK")
-            raise
+        except BaseException as error:
+            with suppress(duckdb.Error):  # a failed rollback commits nothing either; the first error is the news
+                self.con.execute("ROLLBACK")
+            cause = _first_cause(error)
+            if cause is error:
+                raise
+            raise cause from None
         finally:
             self._depth = 0
         try:
             self.con.execute("COMMIT")
         except duckdb.Error as error:
-            raise ConcurrencyError(f"another writer changed the same games; nothing was written ({error})") from None
+            with suppress(duckdb.Error):  # DuckDB has usually rolled back already
+                self.con.execute("ROLLBACK")
+            if _lost_race(error):
+                message = f"another writer changed the same games; nothing was written ({error})"
+                raise ConcurrencyError(message) from None
+            raise _friendly(error, self.path) from None  # a full disk, say: not another writer's doing
+
+    @contextmanager
+    def _written(self) -> Iterator[None]:
+        """A transaction whose database errors are StoreErrors that say their cause, never a traceback."""
+        try:
+            with self.transaction():
+                yield
+        except duckdb.Error as error:
+            raise _friendly(error, self.path) from None
 
     # --- Reading -----------------------------------------------------------------------------------------------------
 
@@ -326,6 +354,8 @@ class Store:
 
     def add_games(self, new: Sequence[NewGame]) -> list[int]:
         """Store new games with their events, snapshots and results in one transaction; their ids in order."""
+        if not all(g.seats for g in new):
+            raise ValueError("every game is stored with its seats")  # a bug, not the user's: a seatless game breaks all
         try:
             with self.transaction():
                 first = self.con.execute(queries.NEXT_GAME_ID).fetchall()[0][0]
@@ -378,15 +408,24 @@ class Store:
             raise _friendly(error, self.path) from None
         return last
 
+    def repair_branch_seats(self) -> int:
+        """Give every branch stored without seats (by Loom before issue 12) its parent's; how many were repaired."""
+        with self._written():
+            before = self.con.execute(queries.SEATLESS_GAMES).fetchall()[0][0]
+            while self.con.execute(queries.COPY_PARENT_SEATS).fetchall()[0][0]:
+                pass  # a branch of a seatless branch gets its seats in the round after its parent's
+            self.con.execute(queries.COUNT_PLAYERS)
+            return before - self.con.execute(queries.SEATLESS_GAMES).fetchall()[0][0]
+
     def replace_results(self, rows: Sequence[tuple[int, int, int, int, bool, str]]) -> None:
         """Rebuild the results projection from scratch with these (game, seat, score, rank, winner, json) rows."""
-        with self.transaction():
+        with self._written():
             self.con.execute(queries.DELETE_RESULTS)
             self._insert("new_results", queries.INSERT_RESULTS, _result_table(rows))
 
     def replace_facts(self, game_ids: Sequence[int], facts: Sequence[Facts]) -> None:
         """Rebuild the turn and game facts projections from scratch with the facts of these games."""
-        with self.transaction():
+        with self._written():
             self.con.execute(queries.DELETE_FACTS)
             self._insert_facts(game_ids, facts)
 
@@ -452,8 +491,13 @@ class Store:
         self.con.register(name, table)
         try:
             self.con.execute(sql)
-        finally:
-            self.con.unregister(name)
+        except duckdb.Error:
+            # In a transaction the failed insert aborted it: unregistering now would fail too, and its error
+            # ("Current transaction is aborted") would hide this one. The rollback drops the registration.
+            if not self._depth:
+                self.con.unregister(name)
+            raise
+        self.con.unregister(name)
 
     def _insert_games(self, ids: list[int], new: Sequence[NewGame]) -> None:
         import pyarrow as pa
@@ -541,6 +585,32 @@ class Store:
     def key_moments(self, game_id: int) -> list[tuple[int, int, int, float, float, str, str | None, float | None]]:
         """The stored key moments of a game: (seq, turn, seat, before, after, action, best action, best chance)."""
         return [tuple(row) for row in self._all(queries.KEY_MOMENTS, [game_id])]
+
+def _is_empty_file(path: str) -> bool:
+    """Whether `path` is a regular file of no bytes (never a device such as /dev/null, nor a link)."""
+    try:
+        found = os.lstat(path)
+    except OSError:
+        return False
+    return stat.S_ISREG(found.st_mode) and found.st_size == 0
+
+
+ABORTED = "Current transaction is aborted"
+
+
+def _lost_race(error: duckdb.Error) -> bool:
+    """Whether a failed COMMIT lost to another writer: a write-write conflict, or the same key written first."""
+    text = str(error).lower()
+    return isinstance(error, duckdb.TransactionException) and ("conflict" in text or "constraint" in text)
+
+
+def _first_cause(error: BaseException) -> BaseException:
+    """The error that aborted a transaction, rather than a later statement's `Current transaction is aborted`."""
+    cause = error
+    while isinstance(cause, duckdb.Error) and ABORTED in str(cause) and cause.__context__ is not None:
+        cause = cause.__context__
+    return cause
+
 
 def _first(rows: list[Any]) -> Any:
     # duckdb 2 refuses new work while a result is only partly fetched, so results are always fetched whole.

@@ -134,3 +134,9 @@ def test_results_are_a_projection_rebuilt_from_events(store: Store, motto_ids: l
     store.con.execute("UPDATE results SET score = -1")
     assert rebuild(store) == len(motto_ids)
     assert {game_id: store.results(game_id) for game_id in motto_ids} == before
+
+
+def test_a_branch_is_stored_with_its_parents_seats(store: Store, motto_ids: list[int]) -> None:
+    parent = store.game(motto_ids[0])
+    child = store.game(branch(store, motto_ids[0], 5, [], None))
+    assert child.seats == parent.seats and child.players == parent.players == 3

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import duckdb
 import pytest
 
 from engine.registry import get_game
@@ -115,3 +116,109 @@ def test_a_database_locked_by_another_process_is_refused_with_a_clear_error(tmp_
         with pytest.raises(StoreError, match=r"locked by another process \(pid \d+\)"):
             Store.open(path)
         assert time.monotonic() - started < 10
+
+
+def _foreign(path: Path) -> Path:
+    """A DuckDB file of someone else's, with one table `t`."""
+    con = duckdb.connect(str(path))
+    con.execute("CREATE TABLE t (x INTEGER)")
+    con.execute("INSERT INTO t VALUES (42)")
+    con.close()
+    return path
+
+
+def _tables(path: Path) -> list[str]:
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        return [name for (name,) in con.execute("SELECT table_name FROM duckdb_tables() ORDER BY 1").fetchall()]
+    finally:
+        con.close()
+
+
+@pytest.mark.parametrize("read_only", [False, True])
+def test_a_duckdb_file_that_is_not_a_loom_store_is_refused_and_left_untouched(tmp_path: Path, read_only: bool) -> None:
+    path = _foreign(tmp_path / "theirs.duckdb")
+    before = path.read_bytes()
+    with pytest.raises(StoreError, match="is a DuckDB database but not a Loom store; give another --db"):
+        Store.open(path, read_only=read_only)
+    assert _tables(path) == ["t"]
+    assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize("table", ["meta (x INTEGER)", "meta (key VARCHAR, value VARCHAR)"])
+def test_someone_elses_table_named_meta_is_not_a_loom_store(tmp_path: Path, table: str) -> None:
+    path = tmp_path / "meta.duckdb"
+    con = duckdb.connect(str(path))
+    con.execute(f"CREATE TABLE {table}")
+    con.close()
+    with pytest.raises(StoreError, match="is a DuckDB database but not a Loom store"):
+        Store.open(path)
+    assert _tables(path) == ["meta"]
+
+
+def test_an_empty_file_becomes_a_store(tmp_path: Path) -> None:
+    path = tmp_path / "new.duckdb"
+    path.touch()
+    with Store.open(path) as store:
+        store.add_games([simulate_one(get_game("motto"), ["random", "random"], "empty")])
+    with Store.open(path, read_only=True) as store:
+        assert len(store.games()) == 1
+
+
+def test_an_empty_duckdb_database_becomes_a_store(tmp_path: Path) -> None:
+    path = tmp_path / "blank.duckdb"
+    duckdb.connect(str(path)).close()
+    Store.open(path).close()
+    assert "meta" in _tables(path)
+
+
+def _duplicate_seq_game() -> NewGame:
+    events = EventColumns([1, 1], [0, 0], [None, None], ["motto.passed"] * 2, [1, 1], ["{}", "{}"])
+    seats = [Seat("a"), Seat("b")]
+    return NewGame(game="motto", seats=seats, source="imported", seed=0, rules_version=1, events=events)
+
+
+def test_a_failed_insert_reports_its_own_cause(store: Store, motto_ids: list[int]) -> None:
+    with pytest.raises(StoreError, match="duplicate key") as refused:
+        store.add_games([_duplicate_seq_game()])
+    assert "aborted" not in str(refused.value)
+    assert len(store.games(limit=100)) == len(motto_ids)
+    assert store.add_games([simulate_one(get_game("motto"), ["random", "random"], "after")]) == [7]  # still usable
+
+
+def test_a_failed_analysis_write_reports_its_own_cause_and_keeps_the_old_rows(
+    store: Store, motto_ids: list[int]
+) -> None:
+    store.replace_analysis(motto_ids[0], [(1, 0, 1, 0.5, 0.25, 10, "greedy")], [])
+    twice = [(2, 0, 1, 0.5, 0.25, 10, "greedy")] * 2  # the same (game, seq, seat) twice
+    with pytest.raises(StoreError, match="duplicate key") as refused:
+        store.replace_analysis(motto_ids[0], twice, [])
+    assert "aborted" not in str(refused.value)
+    assert store.win_chances(motto_ids[0]) == [(1, 0, 1, 0.5, 0.25, 10, "greedy")]
+
+
+def test_a_game_without_seats_is_never_stored(store: Store) -> None:
+    with pytest.raises(ValueError, match="seats"):
+        store.add_games([NewGame(game="motto", seats=[], source="branch", seed=0, rules_version=1)])
+    assert store.games() == []
+
+
+def test_a_commit_that_loses_to_another_writer_is_a_concurrency_error(store: Store) -> None:
+    other = Store(store.con.cursor(), store.path)
+    game = get_game("motto")
+    with pytest.raises(ConcurrencyError, match="another writer"), store.transaction():
+        store.add_games([simulate_one(game, ["random", "random"], "first")])  # joins the open transaction: id 1
+        other.add_games([simulate_one(game, ["random", "random"], "second")])  # commits id 1 first
+    assert [g.id for g in store.games()] == [1]
+    assert store.add_games([simulate_one(game, ["random", "random"], "third")]) == [2]  # the store is usable
+
+
+def test_a_failed_rebuild_of_results_reports_its_own_cause_and_keeps_the_old_rows(
+    store: Store, motto_ids: list[int]
+) -> None:
+    kept = store.results(motto_ids[0])
+    twice = [(motto_ids[0], 0, 1, 1, True, "{}")] * 2  # the same (game, seat) twice
+    with pytest.raises(StoreError, match="duplicate key") as refused:
+        store.replace_results(twice)
+    assert "aborted" not in str(refused.value)
+    assert store.results(motto_ids[0]) == kept
