@@ -65,10 +65,7 @@ def import_command(
 @app.command("rebuild")
 @fails_cleanly
 def rebuild_command(db: Db = None) -> None:
-    """Recompute the projections (results, turn facts, game facts) of every game from its events, and give branches
-    stored without seats (by an older Loom) their parent's."""
+    """Recompute the projections (results, turn facts, game facts) of every game from its events."""
     with open_store(db) as store:
-        repaired = store.repair_branch_seats()
         count = rebuild(store)
-    seats = f"; gave {repaired} branches their parent's seats" if repaired else ""
-    out.print(f"rebuilt the projections of {count} games{seats}")
+    out.print(f"rebuilt the projections of {count} games")

@@ -28,7 +28,7 @@ SELECT game_id, list(seat ORDER BY seat) FROM results WHERE winner AND list_cont
 LAST_SEQ = "SELECT last_seq FROM games WHERE id = ?"
 
 # Branches stored without seats by Loom before issue 12 get their parent's (a branch of such a branch: next round).
-SEATLESS_GAMES = "SELECT count(*) FROM games WHERE NOT EXISTS (SELECT 1 FROM seats s WHERE s.game_id = games.id)"
+SEATLESS_GAMES = "SELECT count(*) FROM games WHERE players = 0"  # every stored game has seats since issue 12
 COPY_PARENT_SEATS = """
 INSERT INTO seats
 SELECT b.id, s.seat, s.name, s.bot FROM games b JOIN seats s ON s.game_id = b.parent_id

@@ -193,9 +193,10 @@ class Store:
             raise foreign  # Loom writes its schema version in the transaction that creates its tables
         if row[0] == "1" and not read_only:
             self._upgrade_from_1()
-            return
-        if row[0] != str(SCHEMA_VERSION):
+        elif row[0] != str(SCHEMA_VERSION):
             raise StoreError(f"{self.path} has schema version {row[0]}; this Loom reads {SCHEMA_VERSION}")
+        if not read_only and self._one(queries.SEATLESS_GAMES, [])[0]:
+            self.repair_branch_seats()
 
     def _upgrade_from_1(self) -> None:
         """Schema 2 adds the per-turn and analysis projections; `logs rebuild` fills them for games already stored."""
@@ -408,14 +409,13 @@ class Store:
             raise _friendly(error, self.path) from None
         return last
 
-    def repair_branch_seats(self) -> int:
-        """Give every branch stored without seats (by Loom before issue 12) its parent's; how many were repaired."""
+    def repair_branch_seats(self) -> None:
+        """Give every branch stored without seats (by Loom before issue 12) its parent's: done when a store is opened
+        for writing, so every door sees a branch's seats."""
         with self._written():
-            before = self.con.execute(queries.SEATLESS_GAMES).fetchall()[0][0]
             while self.con.execute(queries.COPY_PARENT_SEATS).fetchall()[0][0]:
                 pass  # a branch of a seatless branch gets its seats in the round after its parent's
             self.con.execute(queries.COUNT_PLAYERS)
-            return before - self.con.execute(queries.SEATLESS_GAMES).fetchall()[0][0]
 
     def replace_results(self, rows: Sequence[tuple[int, int, int, int, bool, str]]) -> None:
         """Rebuild the results projection from scratch with these (game, seat, score, rank, winner, json) rows."""

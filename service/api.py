@@ -15,7 +15,7 @@ from fastapi.responses import StreamingResponse
 from events.base import LoomError
 from replay.live import Filter
 from service import reading, writing
-from service.context import Caller, Service, browser_caller_of, caller_of, no_token_in_address, seated, service_of
+from service.context import Caller, Service, browser_caller_of, caller_of, no_token_in_address, service_of
 from service.models import ActionBody, BranchBody, EventsBody, NewGameBody
 from service.stream import follow
 
@@ -150,7 +150,7 @@ def stream_events(
 ) -> StreamingResponse:
     """Server-sent events: each new event as the caller may know it, until the game is over. A browser follows it
     with `new EventSource("/games/ID/stream?token=...")`."""
-    info = seated(service, service.db.reader().game_row(game_id))
+    info = service.db.reader().game_row(game_id)
     viewer = reading.viewer_of(service, caller, info, seat)
     start = info.last_seq if after is None else after
     if last_event_id is not None:

@@ -53,16 +53,6 @@ class Caller:
         return service.keys.grant(self.token, info.id, info.players)
 
 
-def seated(service: Service, info: GameInfo) -> GameInfo:
-    """The game with its number of seats: a branch stored without its seats (as Loom did before issue 12) has its
-    parent's, so its seats' tokens and views work like any game's."""
-    seats, parent = info.players, info.parent_id
-    while seats == 0 and parent is not None:
-        above = service.db.reader().game_row(parent)
-        seats, parent = above.players, above.parent_id
-    return info if seats == info.players else replace(info, players=seats)
-
-
 def service_of(request: Request) -> Service:
     """The server's shared parts (a FastAPI dependency)."""
     return request.app.state.service  # type: ignore[no-any-return]

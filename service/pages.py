@@ -15,7 +15,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from engine.registry import get_game
 from service.access import Forbidden, Unauthorized
-from service.context import Caller, Service, browser_caller_of, seated, service_of
+from service.context import Caller, Service, browser_caller_of, service_of
 from service.errors import PagesMissing
 from service.headers import html_page
 from service.reading import viewer_of
@@ -64,7 +64,7 @@ def replay(
     seat: Annotated[str | None, Query(alias="as", description="a seat number, or 'all'")] = None,
 ) -> HTMLResponse:
     """A game's replay, turn by turn: as one seat saw it (that seat's token) or whole (the table or admin token)."""
-    info = seated(service, service.db.reader().game_row(game_id))
+    info = service.db.reader().game_row(game_id)
     viewer = viewer_of(service, caller, info, seat)
     if viewer == PUBLIC:
         refused = Forbidden if caller.token is not None else Unauthorized

@@ -11,7 +11,7 @@ from replay.live import Filter, find_games
 from replay.replay import position
 from replay.store import GameInfo, Store
 from service.access import viewer_for
-from service.context import Caller, Service, seated
+from service.context import Caller, Service
 from service.views import OMNISCIENT, Viewer, tell_events, tell_state, whole
 
 MAX_EVENTS = 5000
@@ -70,7 +70,6 @@ def state_at(
     else:
         at = position(service.db.reader(), game_id, turn=turn, seq=seq)
         info, state, at_seq, at_turn = at.info, at.state, at.seq, at.turn
-    info = seated(service, info)
     viewer = viewer_of(service, caller, info, asked)
     game = get_game(info.game)
     told = tell_state(game, state, viewer, info.players)
@@ -93,7 +92,7 @@ def events_after(
     """The game's events after `after`: whole for a viewer of everything, else each one's envelope with the
     viewer's view of the table after it."""
     store = service.db.reader()
-    info = seated(service, store.game_row(game_id))
+    info = store.game_row(game_id)
     viewer = viewer_of(service, caller, info, asked)
     if after < 0:
         raise LoomError(f"after={after}: give 0 or an event number")

@@ -14,7 +14,7 @@ from replay.branches import branch
 from replay.live import Played, add_game, append_played, checked_events, dealt_game, played_action, table_game
 from replay.store import ConcurrencyError, GameInfo, Seat
 from service.access import Forbidden, Unauthorized, may_act, require_admin
-from service.context import Caller, Service, seated
+from service.context import Caller, Service
 from service.errors import Conflict
 from service.models import ActionBody, BranchBody, EventsBody, NewGameBody
 from service.views import tell_state
@@ -110,7 +110,6 @@ def _refuse(caller: Caller, reason: str) -> None:
 def _at(service: Service, game_id: int, expected_seq: int) -> tuple[GameInfo, Any]:
     """The game and its latest state, if the client's expected sequence number is still its last event."""
     info, state = service.db.latest(game_id)
-    info = seated(service, info)
     if info.last_seq != expected_seq:
         raise Conflict(f"game {game_id} is at event {info.last_seq}, not {expected_seq}; read it again", info.last_seq)
     return info, state
@@ -148,7 +147,7 @@ def fork(service: Service, caller: Caller, game_id: int, body: BranchBody) -> di
     A branch plays on with the game's recorded deal and seed, so whoever plays it sees the cards the game would
     have dealt next: the live game's future draws. Only the table (who sees every card) may do that.
     """
-    info = seated(service, service.db.reader().game_row(game_id))
+    info = service.db.reader().game_row(game_id)
     grant = caller.grant(service, info)
     if not grant.everything:
         if grant.seat is not None:
@@ -167,7 +166,7 @@ def fork(service: Service, caller: Caller, game_id: int, body: BranchBody) -> di
         "parent": game_id,
         "seq": new.last_seq,
         "status": new.status,
-        "tokens": service.keys.tokens(new_id, seated(service, new).players),
+        "tokens": service.keys.tokens(new_id, new.players),
     }
 
 
@@ -176,5 +175,5 @@ def tokens(service: Service, caller: Caller, game_id: int) -> dict[str, Any]:
     if not service.keys.admin_set:
         raise Forbidden("handing out tokens needs the admin token, and this server has none (--admin-token)")
     require_admin(service.keys, caller.token, "handing out a game's tokens")
-    info = seated(service, service.db.reader().game_row(game_id))
+    info = service.db.reader().game_row(game_id)
     return {"id": game_id, "tokens": service.keys.tokens(game_id, info.players)}

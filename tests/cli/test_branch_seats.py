@@ -59,15 +59,14 @@ def test_an_exported_branch_imports_with_its_players_and_bots(db: Path, tmp_path
     assert (imported["players"], imported["bots"]) == (branch["players"], branch["bots"])
 
 
-def test_rebuild_gives_branches_stored_without_seats_their_parents(db: Path) -> None:
+def test_a_store_opened_for_writing_gives_branches_stored_without_seats_their_parents(db: Path) -> None:
     ok("branch", "1", "--turn", "5", "--db", db)
     ok("branch", "5", "--turn", "3", "--db", db)
     con = duckdb.connect(str(db))  # what an older Loom stored: branches with no seats and 0 players
     con.execute("DELETE FROM seats WHERE game_id IN (5, 6)")
     con.execute("UPDATE games SET players = 0 WHERE id IN (5, 6)")
     con.close()
-    assert "gave 2 branches their parent's seats" in ok("rebuild", "--db", db)
+    ok("rebuild", "--db", db)
     for game_id in (5, 6):
         assert _show(db, game_id)["players"] == _show(db, 1)["players"]
     assert {row["id"]: row["players"] for row in json.loads(ok("list", "--db", db, "--json"))}[6] == 3
-    assert "gave" not in ok("rebuild", "--db", db)
