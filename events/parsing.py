@@ -7,6 +7,7 @@ and an exception from the rules is always a bug of the rules.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -22,6 +23,7 @@ class _Absent:
 
 
 ABSENT: Final = _Absent()
+_TYPE_NAME = re.compile(r"[a-z][a-z0-9-]*\.[a-z0-9_-]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,16 +55,18 @@ def _envelope(data: dict[str, Any], game: str | None) -> Envelope:
     if type_name.__class__ is not str:
         raise MalformedEvent(f"type must be a string, not {shown(type_name)}")
     if game is not None and not type_name.startswith(game + "."):
-        raise MalformedEvent(f"{shown(type_name)} is not an event of {game}")
-    seq, turn, actor, v = data.pop("seq", ABSENT), data.pop("turn", ABSENT), data.pop("actor", ABSENT), data.pop("v", None)
+        plain = len(type_name) <= 60 and _TYPE_NAME.fullmatch(type_name)  # else quoted, and cut short if long
+        raise MalformedEvent(f"{type_name if plain else shown(type_name)} is not an event of {game}")
+    seq, turn, actor = data.pop("seq", ABSENT), data.pop("turn", ABSENT), data.pop("actor", ABSENT)
+    v = data.pop("v", ABSENT)
     for key, value in (("seq", seq), ("turn", turn)):
         if value is not ABSENT and not _whole(value):
             raise MalformedEvent(f"{key} must be a whole number, not {shown(value)}")
     if actor is not ABSENT and actor is not None and not _whole(actor):
         raise MalformedEvent(f"actor must be a seat number or null, not {shown(actor)}")
-    if v is not None and not (_whole(v) and v >= 1):
+    if v is not ABSENT and not (_whole(v) and v >= 1):
         raise MalformedEvent(f"v must be a schema version, a whole number from 1, not {shown(v)}")
-    return Envelope(seq, turn, actor, type_name, v)
+    return Envelope(seq, turn, actor, type_name, None if v is ABSENT else v)
 
 
 def parse_event(data: Any, game: str | None = None) -> tuple[Envelope, Payload]:
