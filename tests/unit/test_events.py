@@ -114,3 +114,10 @@ def test_an_envelope_key_left_out_is_not_checked() -> None:
     envelope, _ = parse_event({"type": "motto.took", "card": "red-1-love"})
     assert envelope.seq is ABSENT and envelope.actor is ABSENT and envelope.v is None
     assert envelope.disagreement(99, 9, None) is None
+
+
+def test_a_line_of_an_old_schema_version_is_upcast_then_checked() -> None:
+    envelope, payload = parse_event({"seq": 4, "type": "test.renamed", "v": 1, "old": "x"})
+    assert payload == Renamed(new="x") and envelope.v == 1 and envelope.seq == 4
+    with pytest.raises(MalformedEvent, match=r"^test.renamed: new must be a string, not 5$"):
+        parse_event({"type": "test.renamed", "v": 1, "old": 5})
