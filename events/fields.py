@@ -37,7 +37,7 @@ def _arrays_as_tuples(hint: Any) -> Any:
         return hint
     inner = tuple(arg if arg is Ellipsis else _arrays_as_tuples(arg) for arg in args)
     if origin is tuple:
-        return Annotated[tuple[inner], Strict(False)]
+        return Annotated[tuple[inner], Strict(False)]  # type: ignore[valid-type]
     if origin in (Union, UnionType):
         return Union[inner]  # noqa: UP007  # built from a tuple of types
     return hint
@@ -51,7 +51,7 @@ def line_validator(cls: type[Payload]) -> SchemaValidator:
         hint = _arrays_as_tuples(hints[field.name])
         required = field.default is MISSING and field.default_factory is MISSING
         shape[field.name] = hint if required else NotRequired[hint]
-    typed = TypedDict(f"{cls.__name__}Line", shape)  # type: ignore[operator]
+    typed = TypedDict(f"{cls.__name__}Line", shape)  # type: ignore[misc]
     typed.__pydantic_config__ = _CONFIG  # type: ignore[attr-defined]
     return TypeAdapter(typed).validator  # type: ignore[return-value]
 
@@ -111,7 +111,9 @@ def complaint(type_name: str, data: dict[str, Any], error: Any) -> str:
     if _deeper_than(data.get(key), MAX_DEPTH - 1):  # level 1 is the line's own object
         return f"{type_name}: {key} is nested too deep (a line may nest {MAX_DEPTH} levels of arrays and objects)"
     said = _said(kind, loc, value, ctx)
-    return f"{type_name}: {where} {said}" if said else f"{type_name}: {where}: {error['msg'][:1].lower()}{error['msg'][1:]}"
+    if said is None:  # a kind of error no event's types should give: pydantic's own words
+        return f"{type_name}: {where}: {error['msg'][:1].lower()}{error['msg'][1:]}"
+    return f"{type_name}: {where} {said}"
 
 
 def _said(kind: str, loc: tuple[int | str, ...], value: Any, ctx: dict[str, Any]) -> str | None:

@@ -170,9 +170,7 @@ def _bounded(lines: Iterable[str], first: int = 1) -> Iterator[str]:
         source = iter(lambda: readline(MAX_LINE + 1), "")
     for number, text in enumerate(source, start=first):
         if len(text) > MAX_LINE and not (len(text) == MAX_LINE + 1 and text[-1] == "\n"):
-            raise LogError(
-                f"line {number}: longer than {MAX_LINE:,} characters (1 MiB), the most a line may hold"
-            )
+            raise LogError(f"line {number}: longer than {MAX_LINE:,} characters (1 MiB), the most a line may hold")
         yield text
 
 
