@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from engine.registry import get_game
 from events.base import MAX_LINE, LoomError, MalformedEvent
@@ -249,3 +251,55 @@ def test_a_field_of_the_wrong_kind_in_a_later_event_is_the_clients_error() -> No
     opening = checked_events(game, state, [STARTED, DEALT], 0)
     with pytest.raises(MalformedEvent, match="^event 1: motto.took: card must be a string, not 7$"):
         checked_events(game, opening.state, [TOOK | {"card": 7}], 2)
+
+
+# --- Any mutation: imported, or refused in one line with nothing written ---------------------------------------------
+
+_JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**63), max_value=2**64 - 1)
+    | st.floats(allow_nan=False)
+    | st.text(max_size=8)
+    | st.sampled_from(["red-2-love", "blue-1-love", "Ann", "motto.took", "motto.drew"]),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    number=st.integers(min_value=1, max_value=len(EXAMPLE)),
+    key=st.sampled_from(
+        [
+            "format",
+            "version",
+            "game",
+            "bots",
+            "type",
+            "seq",
+            "turn",
+            "actor",
+            "v",
+            "players",
+            "seed",
+            "hands",
+            "pool",
+            "card",
+            "cards",
+            "tokens",
+            "deck",
+            "extra",
+        ]
+    ),
+    value=_JSON | st.just(...),
+)
+def test_a_mutated_log_is_imported_or_refused_in_one_line(store: Store, number: int, key: str, value: Any) -> None:
+    before = len(store.games(limit=1000))
+    try:
+        added = import_file(store, io.StringIO("\n".join(_with(number, **{key: value}))))
+    except LogError as refusal:
+        assert "\n" not in str(refusal) and str(refusal).startswith("line ")
+        assert len(store.games(limit=1000)) == before
+    else:
+        assert len(store.games(limit=1000)) == before + len(added)
