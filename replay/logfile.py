@@ -22,8 +22,8 @@ from engine.play import Step, record
 from engine.protocol import Game
 from engine.registry import get_game
 from events.base import MAX_DEPTH, MAX_LINE, MAX_TEXT, LoomError
+from events.fields import shown
 from events.parsing import parse_event
-from events.registry import shown
 from replay.facts import FactTaker
 from replay.projections import result_rows
 from replay.recorder import event_rows, status_of
@@ -69,11 +69,9 @@ class _Reading:
     state: Any = None
     steps: list[Step] = field(default_factory=list)
     snapshots: SnapshotTaker = field(default_factory=lambda: SnapshotTaker(0))
-    prefix: str = field(init=False)  # what the type names of this game's events begin with
     facts: FactTaker = field(init=False)
 
     def __post_init__(self) -> None:
-        self.prefix = self.game.name + "."
         self.facts = FactTaker(self.game, 0)
 
 
