@@ -3,11 +3,26 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
+
+from annotated_types import Ge, Lt, MinLen
 
 ENVELOPE_ORDER = ("seq", "turn", "actor", "type", "v")
 """The keys of a log line that are not the event's own fields (docs/log-format.md)."""
 ENVELOPE_KEYS = frozenset(ENVELOPE_ORDER)
+
+# Limits on what a log line may hold, generous for any real game and said in every refusal (docs/log-format.md).
+MAX_LINE = 1 << 20
+"""The most characters in one line of a log file (1 MiB of ASCII); longer lines are refused unread."""
+MAX_TEXT = 100
+"""The most characters in any text of an event: a player's name, a card, a place."""
+MAX_DEPTH = 16
+"""The deepest nesting of arrays and objects in a line, the line's own object counting as level 1."""
+
+PlayerName = Annotated[str, MinLen(1)]
+"""A seat's name: not empty (and, like every text, at most MAX_TEXT characters)."""
+Seed = Annotated[int, Ge(0), Lt(2**63)]
+"""The seed of a game's later chance: a whole number the store keeps in 64 bits."""
 
 
 class LoomError(Exception):

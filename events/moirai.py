@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from events.base import Payload
+from events.base import Payload, PlayerName, Seed
 from events.registry import register
 
 Placement = tuple[int, str, int]
@@ -22,8 +22,8 @@ class GameStarted(Payload):
 
     TYPE = "moirai.started"
     BY_CHANCE = True
-    players: tuple[str, ...]
-    seed: int | None = None
+    players: tuple[PlayerName, ...]
+    seed: Seed | None = None
     deck: tuple[int, ...] | None = None
 
 

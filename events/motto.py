@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from events.base import Payload
+from events.base import Payload, PlayerName, Seed
 from events.registry import register
 
 Card = str
@@ -21,8 +21,8 @@ class GameStarted(Payload):
 
     TYPE = "motto.started"
     BY_CHANCE = True
-    players: tuple[str, ...]
-    seed: int | None = None
+    players: tuple[PlayerName, ...]
+    seed: Seed | None = None
     deck: tuple[Card, ...] | None = None
 
 

@@ -1,21 +1,27 @@
-"""Stable event type names <-> payload classes, JSON (de)serialisation and upcasters for old schema versions."""
+"""Stable event type names <-> payload classes, JSON (de)serialisation and upcasters for old schema versions.
+
+A payload decoded from outside (a log file, an API client) is checked key by key against the types its class
+declares (events/fields.py), so a field of the wrong kind is refused here with its name, never met by the rules.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import MISSING, fields
+from dataclasses import fields
 from typing import Any
 
 import orjson
+from pydantic import ValidationError
+from pydantic_core import SchemaValidator
 
 from events.base import ENVELOPE_KEYS, MalformedEvent, Payload
+from events.fields import complaint, line_validator, shown
 
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
 
 _CLASSES: dict[str, type[Payload]] = {}
-_FIELDS: dict[str, frozenset[str]] = {}
-_REQUIRED: dict[str, frozenset[str]] = {}
 _UPCASTERS: dict[tuple[str, int], Upcaster] = {}
+_VALIDATORS: dict[str, SchemaValidator] = {}  # made on first use: making them all would slow every command's start
 
 
 def register(cls: type[Payload]) -> type[Payload]:
@@ -26,10 +32,6 @@ def register(cls: type[Payload]) -> type[Payload]:
     if names & ENVELOPE_KEYS:
         raise ValueError(f"{cls.TYPE}: payload fields may not be named {sorted(names & ENVELOPE_KEYS)}")
     _CLASSES[cls.TYPE] = cls
-    _FIELDS[cls.TYPE] = names
-    _REQUIRED[cls.TYPE] = frozenset(
-        f.name for f in fields(cls) if f.default is MISSING and f.default_factory is MISSING
-    )
     return cls
 
 
@@ -48,7 +50,49 @@ def payload_class(type_name: str) -> type[Payload]:
     try:
         return _CLASSES[type_name]
     except KeyError:
-        raise MalformedEvent(f"unknown event type {type_name!r}") from None
+        raise MalformedEvent(f"unknown event type {shown(type_name)}") from None
+
+
+def checked_line(cls: type[Payload], data: dict[str, Any]) -> dict[str, Any]:
+    """A new dict of the line `data` (envelope keys and the fields of `cls`, at its current schema version), every
+    key checked against its type and JSON arrays made tuples; MalformedEvent says the first thing wrong."""
+    validator = _VALIDATORS.get(cls.TYPE) or _VALIDATORS.setdefault(cls.TYPE, line_validator(cls))
+    try:
+        return validator.validate_python(data)  # type: ignore[no-any-return]
+    except ValidationError as error:
+        raise MalformedEvent(complaint(cls.TYPE, data, error.errors(include_url=False)[0])) from None
+
+
+def upcast(type_name: str, data: dict[str, Any], version: int, current: int) -> dict[str, Any]:
+    """The fields `data` of schema `version` as the `current` version has them."""
+    if version > current:
+        raise MalformedEvent(f"{type_name} has schema version {version}; this Loom reads up to {current}")
+    while version < current:
+        step = _UPCASTERS.get((type_name, version))
+        if step is None:
+            raise MalformedEvent(f"{type_name}: schema version {version} can no longer be read")
+        try:
+            data = step(data)
+        except KeyError as missing:  # the old version's own field is absent
+            raise MalformedEvent(f"{type_name} version {version} needs field {missing.args[0]!r}") from None
+        version += 1
+    return data
+
+
+def decode_payload(type_name: str, data: dict[str, Any], version: int | None = None) -> Payload:
+    """Build a payload from its JSON fields (no envelope keys), upcasting an old schema version first; every field is
+    checked against its declared type. MalformedEvent says which field is wrong and why."""
+    cls = payload_class(type_name)
+    if version is not None and version != cls.VERSION:
+        data = upcast(type_name, data, version, cls.VERSION)
+    if not ENVELOPE_KEYS.isdisjoint(data):
+        raise MalformedEvent(f"{type_name} has no field {sorted(ENVELOPE_KEYS.intersection(data))[0]!r}")
+    return cls(**checked_line(cls, data))
+
+
+def encode_payload(payload: Payload) -> str:
+    """The payload's fields as compact JSON text."""
+    return orjson.dumps(payload).decode()
 
 
 def _frozen(value: Any) -> Any:
@@ -58,37 +102,8 @@ def _frozen(value: Any) -> Any:
     return value
 
 
-def decode_payload(type_name: str, data: dict[str, Any], version: int | None = None) -> Payload:
-    """Build a payload from its JSON fields (a dict it may change), upcasting an old schema version first."""
-    cls = payload_class(type_name)
-    if version is not None and version != cls.VERSION:
-        if version > cls.VERSION:
-            raise MalformedEvent(f"{type_name} has schema version {version}; this Loom reads up to {cls.VERSION}")
-        while version < cls.VERSION:
-            data = _UPCASTERS[(type_name, version)](data)
-            version += 1
-    keys = data.keys()
-    if not (keys <= _FIELDS[type_name] and _REQUIRED[type_name] <= keys):
-        unknown, missing = sorted(keys - _FIELDS[type_name]), sorted(_REQUIRED[type_name] - keys)
-        raise MalformedEvent(
-            f"{type_name} has no field {unknown[0]!r}" if unknown else f"{type_name} needs field {missing[0]!r}"
-        )
-    for key, value in data.items():
-        if value.__class__ is list:
-            data[key] = _frozen(value)
-    try:
-        return cls(**data)
-    except TypeError as error:
-        raise MalformedEvent(f"{type_name}: {error}") from None
-
-
-def encode_payload(payload: Payload) -> str:
-    """The payload's fields as compact JSON text."""
-    return orjson.dumps(payload).decode()
-
-
 def decode_payload_text(type_name: str, text: str, version: int) -> Payload:
-    """Decode a payload stored as JSON text (the trusted path of the event store)."""
+    """Decode a payload stored as JSON text (the trusted path of the event store: checked when it was written)."""
     cls = _CLASSES[type_name]
     data = orjson.loads(text)
     if version != cls.VERSION:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from events.base import Payload
+from events.base import Payload, PlayerName, Seed
 from events.registry import register
 
 Card = str
@@ -25,8 +25,8 @@ class GameStarted(Payload):
 
     TYPE = "stones-of-fate.started"
     BY_CHANCE = True
-    players: tuple[str, ...]
-    seed: int | None = None
+    players: tuple[PlayerName, ...]
+    seed: Seed | None = None
     deck: tuple[Card, ...] | None = None
 
 

@@ -15,8 +15,9 @@ from typing import Any
 
 from engine.play import Step, act, chance_rng, record, start
 from engine.protocol import Game
-from events.base import ENVELOPE_ORDER, IllegalAction, LoomError, MalformedEvent
-from events.registry import decode_payload, payload_class
+from events.base import IllegalAction, LoomError, MalformedEvent
+from events.parsing import parse_event
+from events.registry import payload_class
 from replay import queries
 from replay.facts import facts_of
 from replay.projections import result_rows
@@ -25,9 +26,8 @@ from replay.store import GameInfo, NewGame, Seat, Store
 
 SOURCE = "live"
 MALFORMED = (TypeError, ValueError, KeyError, IndexError, AttributeError)
-"""What a rule check may raise on fields of the wrong kind (a number for a card name, say): bad input, not a bug."""
+"""What parsing an action may raise on fields of the wrong kind (a number for a card name, say): bad input."""
 SECRET_KEY = "service_secret"
-_ABSENT = object()
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,43 +110,22 @@ def checked_events(
             state, step = _checked(game, state, data, after_seq + len(steps) + 1, first=not after_seq and not steps)
         except LoomError as error:
             raise type(error)(f"event {number}: {error}") from None
-        except MALFORMED as error:  # a field of the wrong kind that the rules' checks did not expect
-            raise MalformedEvent(f"event {number}: malformed ({type(error).__name__}: {error})") from None
         steps.append(step)
     return Played(steps, state)
 
 
 def _checked(game: Game, state: Any, data: Any, seq: int, *, first: bool) -> tuple[Any, Step]:
-    if not isinstance(data, dict):
-        raise MalformedEvent(f"expected a JSON object, got {data!r}")
-    fields = dict(data)
-    envelope = [fields.pop(key, _ABSENT) for key in ENVELOPE_ORDER]
-    type_name, version = envelope[3], envelope[4]
-    if type_name is _ABSENT:
-        raise MalformedEvent("an event needs its 'type'")
-    if not isinstance(type_name, str) or not type_name.startswith(game.name + "."):
-        raise MalformedEvent(f"{type_name!r} is not an event of {game.name}")
-    payload = decode_payload(type_name, fields, None if version is _ABSENT else version)
+    # Every field is checked against its type by the parser `logs import` uses, so anything else the rules raise
+    # is a bug of the rules, not the client's error.
+    envelope, payload = parse_event(data, game.name)
     if first and getattr(payload, "seed", 0) is None:
         # As import does: the seed from which a continuation samples the cards the table did not name.
         payload = replace(payload, seed=SystemRandom().getrandbits(48))  # type: ignore[call-arg]
     state, step = record(game, state, payload)
-    if first:
-        _check_seating(payload)
-    for key, given, want in zip(ENVELOPE_ORDER, envelope, (seq, step.turn, step.actor)):
-        if given is not _ABSENT and given != want:
-            raise IllegalAction(f"{key} is {given!r}, but the rules make it {want!r}")
+    disagreement = envelope.disagreement(seq, step.turn, step.actor)
+    if disagreement is not None:
+        raise IllegalAction(disagreement)
     return state, step
-
-
-def _check_seating(payload: Any) -> None:
-    """The fields every game's first event has, of the kinds the store keeps (the rules check the rest)."""
-    players = getattr(payload, "players", None)
-    if not isinstance(players, tuple) or not all(isinstance(name, str) and name for name in players):
-        raise MalformedEvent(f"{payload.TYPE}: players must be a list of names")
-    seed = getattr(payload, "seed", None)
-    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**63):
-        raise MalformedEvent(f"{payload.TYPE}: seed must be a whole number from 0 to 2**63 - 1")
 
 
 def add_game(store: Store, new: NewGame) -> int:

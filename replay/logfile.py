@@ -21,8 +21,9 @@ import orjson
 from engine.play import Step, record
 from engine.protocol import Game
 from engine.registry import get_game
-from events.base import ENVELOPE_ORDER, LoomError
-from events.registry import decode_payload
+from events.base import MAX_DEPTH, MAX_LINE, MAX_TEXT, LoomError
+from events.fields import shown
+from events.parsing import parse_event
 from replay.facts import FactTaker
 from replay.projections import result_rows
 from replay.recorder import event_rows, status_of
@@ -31,7 +32,6 @@ from replay.store import NewGame, Seat, Store
 
 FORMAT = "loom-log"
 VERSION = 1
-_ABSENT = object()
 CHUNK_LINES = 20_000
 """Lines per unit of parallel checking: big enough to pay for the hand-over between processes."""
 HEADER_KEYS = frozenset({"format", "version", "game", "id", "bots", "parent", "fork_seq", "source"})
@@ -69,39 +69,55 @@ class _Reading:
     state: Any = None
     steps: list[Step] = field(default_factory=list)
     snapshots: SnapshotTaker = field(default_factory=lambda: SnapshotTaker(0))
-    prefix: str = field(init=False)  # what the type names of this game's events begin with
     facts: FactTaker = field(init=False)
 
     def __post_init__(self) -> None:
-        self.prefix = self.game.name + "."
         self.facts = FactTaker(self.game, 0)
 
 
 def _header(data: dict[str, Any], number: int) -> _Reading:
-    if data.get("format") != FORMAT:
+    if data["format"] != FORMAT:
         raise LogError(f'line {number}: a game starts with a header line {{"format": "{FORMAT}", ...}}')
-    if data.get("version") != VERSION:
-        raise LogError(f"line {number}: log format version {data.get('version')!r}; this Loom reads {VERSION}")
+    version = data.get("version")
+    if version.__class__ is not int or version != VERSION:  # `true` is not 1
+        raise LogError(f"line {number}: log format version {shown(version)}; this Loom reads {VERSION}")
     unknown = data.keys() - HEADER_KEYS
     if unknown:
-        raise LogError(f"line {number}: unknown header field {sorted(unknown)[0]!r}")
+        raise LogError(f"line {number}: unknown header field {shown(sorted(unknown)[0])}")
     try:
-        game = get_game(str(data.get("game")))
+        _check_header_kinds(data)
+        game = get_game(data.get("game"))  # type: ignore[arg-type]  # a string: checked just above
     except LoomError as error:
         raise LogError(f"line {number}: {error}") from None
     return _Reading(game, number, data.get("bots"), game.blank())
 
 
+def _check_header_kinds(data: dict[str, Any]) -> None:
+    """The header's fields are of the kinds docs/log-format.md gives (`bots` is matched to the seats at the end)."""
+    if data.get("game").__class__ is not str:
+        raise LoomError(f"game must be a game's name, not {shown(data.get('game'))}")
+    for key in ("id", "parent", "fork_seq"):
+        value = data.get(key)
+        if value is not None and value.__class__ is not int:
+            raise LoomError(f"{key} must be a whole number or null, not {shown(value)}")
+    if data.get("source") is not None and data["source"].__class__ is not str:
+        raise LoomError(f"source must be a string or null, not {shown(data['source'])}")
+    bots = data.get("bots")
+    if bots is None:
+        return
+    if bots.__class__ is not list:
+        raise LoomError(f"bots must be a list of a bot's name or null per seat, not {shown(bots)}")
+    for seat, bot in enumerate(bots):
+        if bot is not None and bot.__class__ is not str:
+            raise LoomError(f"bots[{seat}] must be a bot's name or null, not {shown(bot)}")
+        if bot is not None and not 0 < len(bot) <= MAX_TEXT:
+            raise LoomError(f"bots[{seat}] must be a name of 1 to {MAX_TEXT} characters")
+
+
 def _event(reading: _Reading, data: dict[str, Any], number: int) -> None:
     game = reading.game
-    # Popped one by one (a set comprehension costs more than the rest of the line's parsing); what is left are the
-    # event's own fields.
-    envelope = [data.pop(key, _ABSENT) for key in ENVELOPE_ORDER]
-    type_name, version = envelope[3], envelope[4]
     try:
-        payload = decode_payload(str(type_name), data, None if version is _ABSENT else version)
-        if not payload.TYPE.startswith(reading.prefix):
-            raise LogError(f"{payload.TYPE} is not an event of {game.name}")
+        envelope, payload = parse_event(data, game.name)
         if not reading.steps and getattr(payload, "seed", 0) is None:
             payload = replace(payload, seed=SystemRandom().getrandbits(48))  # type: ignore[call-arg]
         before = reading.state
@@ -112,9 +128,9 @@ def _event(reading: _Reading, data: dict[str, Any], number: int) -> None:
     except LoomError as error:
         raise LogError(f"line {number}: {error}") from None
     seq = len(reading.steps) + 1
-    for key, given, want in zip(ENVELOPE_ORDER, envelope, (seq, step.turn, step.actor)):
-        if given is not _ABSENT and given != want:
-            raise LogError(f"line {number}: {key} is {given!r}, but the rules make it {want!r}")
+    disagreement = envelope.disagreement(seq, step.turn, step.actor)
+    if disagreement is not None:
+        raise LogError(f"line {number}: {disagreement}")
     reading.steps.append(step)
     reading.snapshots.offer(reading.state, seq, step.turn)
 
@@ -124,7 +140,9 @@ def _finish(reading: _Reading) -> NewGame:
     if not steps:
         raise LogError(f"line {reading.line}: the game has no events")
     seats = steps[0].payload.players  # type: ignore[attr-defined]  # every game's first event seats the players
-    bots = reading.bots if reading.bots and len(reading.bots) == len(seats) else [None] * len(seats)
+    bots = reading.bots if reading.bots is not None else [None] * len(seats)
+    if len(bots) != len(seats):
+        raise LogError(f"line {reading.line}: bots names {len(bots)} seats, but the game has {len(seats)} players")
     status = status_of(game, state)
     return NewGame(
         game=game.name,
@@ -141,19 +159,40 @@ def _finish(reading: _Reading) -> NewGame:
     )
 
 
+def _bounded(lines: Iterable[str], first: int = 1) -> Iterator[str]:
+    """The lines of a file (or of a list), refusing one longer than MAX_LINE after reading at most that much of it."""
+    readline = getattr(lines, "readline", None)
+    if readline is None:
+        source: Iterable[str] = lines
+    else:
+        source = iter(lambda: readline(MAX_LINE + 1), "")
+    for number, text in enumerate(source, start=first):
+        if len(text) > MAX_LINE and not (len(text) == MAX_LINE + 1 and text[-1] == "\n"):
+            raise LogError(f"line {number}: longer than {MAX_LINE:,} characters (1 MiB), the most a line may hold")
+        yield text
+
+
+def _json(text: str, number: int) -> Any:
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError as error:
+        if "depth limit" in error.msg:  # orjson's own bound, 1,024 levels: the same refusal as past MAX_DEPTH
+            raise LogError(
+                f"line {number}: nested too deep (a line may nest {MAX_DEPTH} levels of arrays and objects)"
+            ) from None
+        raise LogError(f"line {number}: not JSON ({error.msg} at column {error.colno})") from None
+
+
 def read_games(lines: Iterable[str], first_line: int = 1) -> list[NewGame]:
     """Every game of a log file, checked against the rules; LogError names the first bad line and why."""
     games: list[NewGame] = []
     reading: _Reading | None = None
-    for number, text in enumerate(lines, start=first_line):
+    for number, text in enumerate(_bounded(lines, first_line), start=first_line):
         if not text.strip():
             continue
-        try:
-            data = orjson.loads(text)
-        except orjson.JSONDecodeError as error:
-            raise LogError(f"line {number}: not JSON ({error.msg} at column {error.colno})") from None
-        if not isinstance(data, dict):
-            raise LogError(f"line {number}: expected a JSON object")
+        data = _json(text, number)
+        if data.__class__ is not dict:
+            raise LogError(f"line {number}: expected a JSON object, not {shown(data)}")
         if "format" in data:
             if reading is not None:
                 games.append(_finish(reading))
@@ -172,7 +211,7 @@ def game_chunks(lines: Iterable[str], size: int) -> Iterator[tuple[int, list[str
     """Runs of whole games of at least `size` lines, each with the number of its first line."""
     chunk: list[str] = []
     first = 1
-    for number, text in enumerate(lines, start=1):
+    for number, text in enumerate(_bounded(lines), start=1):
         if len(chunk) >= size and text.startswith('{"format"'):
             yield first, chunk
             chunk, first = [], number
