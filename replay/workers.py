@@ -39,8 +39,10 @@ def worker_pool(workers: int) -> Iterator[ProcessPoolExecutor]:
         try:
             yield pool
         except BaseException:
-            pool.shutdown(wait=False, cancel_futures=True)
-            held.close()  # the workers see their lifeline close and exit
+            held.close()  # the workers see their lifeline close and exit, mid-task
+            # Waiting for them takes milliseconds, and lets one still starting up read its arguments while this
+            # process (which owns their queues' semaphores) lives: else it dies on a traceback.
+            pool.shutdown(wait=True, cancel_futures=True)
             raise
         else:
             pool.shutdown()
