@@ -10,9 +10,7 @@ import itertools
 import json
 import os
 from collections.abc import Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
-from multiprocessing import get_context
 from random import SystemRandom
 from typing import IO, Any
 
@@ -29,6 +27,7 @@ from replay.projections import result_rows
 from replay.recorder import event_rows, status_of
 from replay.snapshots import SnapshotTaker
 from replay.store import NewGame, Seat, Store
+from replay.workers import worker_pool
 
 FORMAT = "loom-log"
 VERSION = 1
@@ -241,7 +240,7 @@ def import_file(store: Store, file: IO[str], workers: int | None = None) -> list
         games = [game for chunk in filter(None, (first, second, *chunks)) for game in _read_chunk(chunk)]
         return store.add_games(games)
     ids: list[int] = []
-    with store.transaction(), ProcessPoolExecutor(workers, mp_context=get_context("forkserver")) as pool:
+    with store.transaction(), worker_pool(workers) as pool:
         for games in pool.map(_read_chunk, itertools.chain([first, second], chunks)):
             ids += store.add_games(games)
     return ids

@@ -56,8 +56,11 @@ def position(store: Store, game_id: int, *, turn: int | None = None, seq: int | 
         snapshot, events = store.read_position(info, "seq", info.last_seq if seq is None else seq, game.rules_version)
     state, at_seq, at_turn = None, 0, 0
     if snapshot is not None:
-        at_seq, at_turn, text = snapshot
-        state = decode_state(game.state_type, text)
+        state = decode_state(game.state_type, snapshot[2])
+        if state is None:  # made for another shape of state: fold the events it stood for as well
+            events = store.load(game_id, upto=snapshot[0]) + events
+        else:
+            at_seq, at_turn, _ = snapshot
     if events:
         at_seq, at_turn = events[-1].seq, events[-1].turn
     return Position(info, game, at_seq, at_turn if turn is None else turn, fold(game, events, state))

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from multiprocessing import get_context
+from contextlib import closing
 from random import Random
 
 from engine.play import chance_rng, first_player, play_out, seated, start
@@ -16,6 +15,7 @@ from replay.projections import result_rows
 from replay.recorder import event_rows, status_of
 from replay.snapshots import SnapshotTaker
 from replay.store import NewGame, Seat, Store
+from replay.workers import worker_pool
 
 BATCH = 250
 """Games per transaction: large enough for Arrow to pay off, small enough to show progress."""
@@ -87,7 +87,7 @@ def simulated(
     if workers <= 1 or len(work) == 1:
         yield from map(_play_chunk, work)
         return
-    with ProcessPoolExecutor(workers, mp_context=get_context("forkserver")) as pool:
+    with worker_pool(workers) as pool:
         yield from pool.map(_play_chunk, work)
 
 
@@ -102,7 +102,9 @@ def simulate(
 ) -> list[int]:
     """Play and record `games` games in batches, on `workers` processes; the new ids."""
     ids: list[int] = []
-    for batch in simulated(game, games, bots, seed, workers):
-        ids += store.add_games(batch)
-        progress(len(batch))
+    # closing: an interrupt while a batch is stored ends the workers now, not whenever the generator is collected
+    with closing(simulated(game, games, bots, seed, workers)) as batches:
+        for batch in batches:
+            ids += store.add_games(batch)
+            progress(len(batch))
     return ids

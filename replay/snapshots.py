@@ -1,13 +1,28 @@
-"""Snapshots: a game state as JSON and back, for any state made of plain values, tuples and nested tuples."""
+"""Snapshots: a game state as JSON and back, for any state made of plain values, tuples and nested tuples.
+
+A snapshot stores its fields by name, with a fingerprint of the state's type: a snapshot made for another shape of
+state (a field added, renamed or retyped since) is refused rather than restored wrong, and the game is folded from
+its start instead.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import fields
+from functools import cache
 from typing import Any
 
 SNAPSHOT_EVERY = 128
 """Events between snapshots: the state at any point costs at most this many events to fold."""
+
+
+@cache
+def fingerprint(state_type: type) -> str:
+    """A short hash of the state type's qualified name and its fields' names and types."""
+    shape = [f"{state_type.__module__}.{state_type.__qualname__}"]
+    shape += [f"{f.name}: {f.type}" for f in fields(state_type)]
+    return hashlib.sha256("\n".join(shape).encode()).hexdigest()[:16]
 
 
 def _tuples(value: Any) -> Any:
@@ -17,13 +32,28 @@ def _tuples(value: Any) -> Any:
 
 
 def encode_state(state: Any) -> str:
-    """The state's fields as JSON text."""
-    return json.dumps([getattr(state, f.name) for f in fields(state)], separators=(",", ":"))
+    """The state as JSON text: its type's fingerprint and its fields by name."""
+    values = {f.name: getattr(state, f.name) for f in fields(state)}
+    return json.dumps({"type": fingerprint(type(state)), "fields": values}, separators=(",", ":"))
 
 
-def decode_state(state_type: type, text: str) -> Any:
-    """The state stored by `encode_state`."""
-    return state_type(*(_tuples(v) for v in json.loads(text)))
+def decode_state(state_type: type, text: str) -> Any | None:
+    """The state stored by `encode_state`, or None if the snapshot was made for another shape of `state_type`.
+
+    None covers an older layout of the class, a snapshot of the positional format used before fingerprints, and a
+    snapshot that cannot be read at all: the caller folds the events from the start instead.
+    """
+    try:
+        stored = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(stored, dict) or stored.get("type") != fingerprint(state_type):
+        return None
+    values = stored.get("fields")
+    names = [f.name for f in fields(state_type)]
+    if not isinstance(values, dict) or sorted(values) != sorted(names):  # a hash collision must not restore it either
+        return None
+    return state_type(**{name: _tuples(values[name]) for name in names})
 
 
 class SnapshotTaker:

@@ -1,0 +1,82 @@
+"""Worker processes that end with the command that started them, however it ends.
+
+Pools start their workers from a forkserver (a DuckDB connection or a thread is never forked), so a worker's parent
+is the forkserver, not the command, and PR_SET_PDEATHSIG cannot tie it to the command. Each worker holds instead the
+read end of a pipe whose only write end is the command's (its lifeline) and exits the moment that end closes: when the
+command leaves the pool, is stopped, or is killed with SIGKILL. With every worker gone, the forkserver and the
+resource tracker see their own pipes close and exit too.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
+from multiprocessing import Pipe, get_context
+from multiprocessing.connection import Connection
+from types import FrameType
+
+
+class Stopped(KeyboardInterrupt):
+    """The command was told to stop (SIGTERM) while its workers ran: it ends as Ctrl-C ends it."""
+
+
+@contextmanager
+def worker_pool(workers: int) -> Iterator[ProcessPoolExecutor]:
+    """A pool of `workers` processes that all end when this process ends or leaves the block, for any reason.
+
+    Leaving on an error, Ctrl-C or SIGTERM (raised here as `Stopped`) drops the work not yet begun and ends the
+    workers at once, mid-task, instead of waiting for the tasks they are running.
+    """
+    lifeline, held = Pipe(duplex=False)
+    pool = ProcessPoolExecutor(
+        workers, mp_context=get_context("forkserver"), initializer=_hold_lifeline, initargs=(lifeline,)
+    )
+    with _sigterm_stops():
+        try:
+            yield pool
+        except BaseException:
+            held.close()  # the workers see their lifeline close and exit, mid-task
+            # Waiting for them takes milliseconds, and lets one still starting up read its arguments while this
+            # process (which owns their queues' semaphores) lives: else it dies on a traceback.
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
+        else:
+            pool.shutdown()
+        finally:
+            held.close()
+            lifeline.close()
+
+
+@contextmanager
+def _sigterm_stops() -> Iterator[None]:
+    """Within the block, SIGTERM raises `Stopped` (where signals can be handled: in the main thread)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
+
+
+def _stop(signum: int, frame: FrameType | None) -> None:
+    raise Stopped(f"stopped by signal {signum}")
+
+
+def _hold_lifeline(lifeline: Connection) -> None:
+    """In each worker, first: leave Ctrl-C to the command, and exit when the command's end of the lifeline closes."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal's Ctrl-C reaches the whole process group
+    threading.Thread(target=_exit_when_closed, args=(lifeline,), name="lifeline", daemon=True).start()
+
+
+def _exit_when_closed(lifeline: Connection) -> None:
+    try:
+        lifeline.recv_bytes()  # nothing is ever sent: this returns only at EOF, when the command's end is closed
+    except (EOFError, OSError):
+        pass
+    os._exit(1)  # at once, mid-task: the command wants none of this worker's results any more

@@ -1,0 +1,194 @@
+"""Worker processes end with the command that started them: killed, stopped or interrupted, `logs simulate --workers
+2` and `logs import` leave no process behind, and the database holds whole batches or nothing."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from engine.registry import get_game
+from replay.logfile import CHUNK_LINES, export_lines
+from replay.simulate import BATCH, simulate
+from replay.store import MEMORY, Store
+from replay.workers import worker_pool
+
+ROOT = Path(__file__).resolve().parents[2]
+WORKERS_UP = 5  # the command, its resource tracker, its forkserver and two workers
+
+
+def _session(sid: int) -> list[int]:
+    """The live (not zombie) processes of session `sid`, read from /proc."""
+    return [pid for pid, (state, _, session) in _processes().items() if session == sid and state != "Z"]
+
+
+def _processes() -> dict[int, tuple[str, int, int]]:
+    """(state, parent, session) of every process, read from /proc."""
+    found = {}
+    for name in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            stat = Path(f"/proc/{name}/stat").read_text()
+        except OSError:
+            continue  # it just ended
+        state, parent, _, session = stat[stat.rindex(")") + 2 :].split()[:4]
+        found[int(name)] = (state, int(parent), int(session))
+    return found
+
+
+def _wait_for(check: Callable[[], bool], seconds: float) -> bool:
+    """Whether `check` holds within `seconds`."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+class Command:
+    """A `logs` command in a session of its own (as a terminal runs it), its output in files."""
+
+    def __init__(self, tmp_path: Path, *args: str) -> None:
+        self.err = tmp_path / "stderr"
+        with (tmp_path / "stdout").open("w") as out, self.err.open("w") as err:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "cli.main", *args],
+                cwd=ROOT,
+                env=os.environ | {"PYTHONPATH": str(ROOT)},
+                stdout=out,
+                stderr=err,
+                start_new_session=True,
+            )
+        self.pid = self.process.pid
+
+    def wait_for_workers(self) -> None:
+        """Until both workers run (the work itself takes far longer)."""
+        assert _wait_for(lambda: len(_session(self.pid)) >= WORKERS_UP, 30), _session(self.pid)
+        assert self.process.poll() is None, self.err.read_text()
+
+    def end(self) -> None:
+        """Whatever happens, leave nothing running."""
+        for pid in _session(self.pid):
+            os.kill(pid, signal.SIGKILL)
+        self.process.wait()
+
+
+Run = Callable[..., Command]
+
+
+@pytest.fixture
+def run(tmp_path: Path) -> Iterator[Run]:
+    """Starts `logs` commands; any still running at the end of the test is killed with all its processes."""
+    started: list[Command] = []
+
+    def start(*args: str) -> Command:
+        started.append(Command(tmp_path, *args))
+        return started[-1]
+
+    yield start
+    for command in started:
+        command.end()
+
+
+def _simulation(run: Run, db: Path) -> Command:
+    """`logs simulate --workers 2` of 1,000 long games: a minute's work, stopped within seconds."""
+    command = run("simulate", "moorea", "-n", "1000", "-p", "4", "--workers", "2", "--db", str(db), "--json")
+    command.wait_for_workers()
+    return command
+
+
+def _assert_nothing_left_and_whole(command: Command, db: Path) -> None:
+    assert _wait_for(lambda: not _session(command.pid), 3), _session(command.pid)
+    with Store.open(db, read_only=True) as store:
+        games = store.games(limit=10_000)
+        assert len(games) % BATCH == 0  # whole batches only
+        for info in games[:3]:
+            assert len(store.load(info.id)) == info.last_seq
+
+
+def test_killing_the_simulation_ends_its_workers_at_once(run: Run, tmp_path: Path) -> None:
+    db = tmp_path / "loom.duckdb"
+    command = _simulation(run, db)
+    os.kill(command.pid, signal.SIGKILL)
+    command.process.wait()
+    _assert_nothing_left_and_whole(command, db)
+
+
+def test_sigterm_stops_the_simulation_and_its_workers_with_one_line(run: Run, tmp_path: Path) -> None:
+    db = tmp_path / "loom.duckdb"
+    command = _simulation(run, db)
+    os.kill(command.pid, signal.SIGTERM)
+    assert command.process.wait(3) == 130
+    assert command.err.read_text() == "interrupted; nothing half-written was kept\n"
+    _assert_nothing_left_and_whole(command, db)
+
+
+def test_ctrl_c_ends_the_simulation_and_its_workers_within_a_second(run: Run, tmp_path: Path) -> None:
+    """A terminal's Ctrl-C sends SIGINT to the whole process group: the workers leave it to the command."""
+    db = tmp_path / "loom.duckdb"
+    command = _simulation(run, db)
+    pressed = time.monotonic()
+    os.killpg(command.pid, signal.SIGINT)
+    assert command.process.wait(3) == 130
+    assert time.monotonic() - pressed < 1.5
+    assert command.err.read_text() == "interrupted; nothing half-written was kept\n"
+    _assert_nothing_left_and_whole(command, db)
+
+
+def test_killing_an_import_ends_its_workers_and_stores_nothing(run: Run, tmp_path: Path) -> None:
+    """A file of three chunks or more (one long game many times over), checked by two workers."""
+    db, log = tmp_path / "loom.duckdb", tmp_path / "big.jsonl"
+    with Store.open(db) as store:
+        (game_id,) = simulate(store, get_game("moorea"), 1, ["random"] * 4, seed=1)
+        lines = "".join(line + "\n" for line in export_lines(store, game_id))
+    log.write_text(lines * (3 * CHUNK_LINES // lines.count("\n") + 1))
+    command = run("import", str(log), "--db", str(db))
+    command.wait_for_workers()
+    os.kill(command.pid, signal.SIGKILL)
+    command.process.wait()
+    assert _wait_for(lambda: not _session(command.pid), 3), _session(command.pid)
+    with Store.open(db, read_only=True) as store:
+        assert [info.id for info in store.games(limit=10)] == [game_id]
+
+
+# --- In one process: leaving the pool on an error ------------------------------------------------------------------
+
+
+def _workers_of(pid: int) -> set[int]:
+    """The live grandchildren of `pid`: its pool's workers (its children are the forkserver and resource tracker)."""
+    processes = _processes()
+    children = {child for child, (_, parent, _) in processes.items() if parent == pid}
+    return {p for p, (state, parent, _) in processes.items() if parent in children and state != "Z"}
+
+
+def test_games_played_by_two_workers_are_the_games_played_by_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("replay.simulate.BATCH", 2)  # three batches, so the pool is used
+    motto = get_game("motto")
+    with Store.open(MEMORY) as one, Store.open(MEMORY) as two:
+        simulate(one, motto, 6, ["greedy", "random"], seed=4)
+        simulate(two, motto, 6, ["greedy", "random"], seed=4, workers=2)
+        assert [list(export_lines(two, i)) for i in range(1, 7)] == [list(export_lines(one, i)) for i in range(1, 7)]
+
+
+def _sleep_then_say(seconds: float) -> float:
+    time.sleep(seconds)
+    return seconds
+
+
+def test_leaving_the_pool_on_an_error_ends_busy_workers_at_once() -> None:
+    before = _workers_of(os.getpid())
+    with pytest.raises(RuntimeError, match="a chunk was bad"), worker_pool(2) as pool:
+        for _ in range(4):
+            pool.submit(_sleep_then_say, 60)
+        assert _wait_for(lambda: len(_workers_of(os.getpid()) - before) == 2, 30)
+        workers = _workers_of(os.getpid()) - before
+        left = time.monotonic()
+        raise RuntimeError("a chunk was bad")
+    assert time.monotonic() - left < 3  # not the minute the tasks would take
+    assert _wait_for(lambda: not workers & _workers_of(os.getpid()), 3)
