@@ -13,6 +13,7 @@ from rich.console import Console
 
 from events.base import LoomError
 from replay.store import Store
+from replay.workers import Stopped
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -40,6 +41,9 @@ def fails_cleanly(fn: F) -> F:
         except LoomError as error:
             err.print(f"error: {error}", markup=False)
             raise typer.Exit(2) from None
+        except Stopped:
+            err.print("stopped; nothing half-written was kept")
+            raise typer.Exit(143) from None
         except KeyboardInterrupt:
             err.print("interrupted; nothing half-written was kept")
             raise typer.Exit(130) from None

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from random import Random
 from typing import Any
@@ -21,6 +20,7 @@ from engine.protocol import CHANCE_TO_MOVE, Game
 from engine.registry import get_bot, get_game
 from engine.search import shares, step
 from events.base import LoomError
+from replay.workers import worker_pool
 
 Z95 = 1.96
 """The normal quantile of a two-sided 95% interval."""
@@ -101,7 +101,7 @@ def win_chances_of(
     jobs = [(number, lo, min(lo + size, rollouts)) for number in live for lo in range(0, rollouts, size)]
     work = [(game.name, positions[number][1], bot, seed, positions[number][0], lo, hi) for number, lo, hi in jobs]
     if workers > 1 and len(work) > 1:
-        with ProcessPoolExecutor(min(workers, len(work))) as pool:
+        with worker_pool(min(workers, len(work))) as pool:
             results = list(pool.map(_rollouts, work))
     else:
         results = [_rollouts(job) for job in work]

@@ -124,8 +124,8 @@ def test_sigterm_stops_the_simulation_and_its_workers_with_one_line(run: Run, tm
     db = tmp_path / "loom.duckdb"
     command = _simulation(run, db)
     os.kill(command.pid, signal.SIGTERM)
-    assert command.process.wait(3) == 130
-    assert command.err.read_text() == "interrupted; nothing half-written was kept\n"
+    assert command.process.wait(3) == 143
+    assert command.err.read_text() == "stopped; nothing half-written was kept\n"
     _assert_nothing_left_and_whole(command, db)
 
 
