@@ -14,6 +14,7 @@ from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from engine.registry import UnknownGame
+from events.base import MAX_DEPTH as LINE_DEPTH
 from events.base import IllegalAction, LoomError, MalformedEvent
 from replay.replay import OutOfRange
 from replay.store import StoreError, UnknownGameId
@@ -103,9 +104,10 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(HTTPException, _http)
 
 
-MAX_DEPTH = 32
-"""Levels of arrays and objects a body may nest: a table's events nest four or five, and the parsers recurse once
-per level, so a body nested hundreds deep would end in a RecursionError instead of a refusal."""
+MAX_DEPTH = LINE_DEPTH + 2
+"""Levels of arrays and objects a body may nest: its log lines, two levels down (`{"events": [...]}`), as deep as a
+log file's. The parsers recurse once per level, so a body nested hundreds deep would end in a RecursionError
+instead of a refusal."""
 _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.S)
 _NOT_BRACKET = re.compile(rb"[^\[\]{}]")
 
@@ -146,8 +148,8 @@ class BodyLimit:
                 await self._refuse(send)
                 return
         if nesting(bytes(body)) > MAX_DEPTH:
-            message = f"the body nests arrays and objects more than {MAX_DEPTH} levels deep, the limit"
-            await self._refuse(send, 422, message)
+            reason = f"the body nests arrays and objects more than {MAX_DEPTH} levels deep, the limit"
+            await self._refuse(send, 422, reason)
             return
         replayed = False
 

@@ -8,6 +8,7 @@ from typing import Any
 import httpx
 import pytest
 
+from service.errors import MAX_DEPTH
 from tests.service.client import ADMIN, Api
 
 
@@ -113,7 +114,7 @@ def test_a_last_event_id_that_is_not_ascii_digits_is_a_400(api: Api, game: dict[
         _error(api.http.get(f"/games/{game['id']}/stream", headers=headers), 400, "Last-Event-ID", "event number")
 
 
-@pytest.mark.parametrize("depth", [33, 900, 20_000])
+@pytest.mark.parametrize("depth", [MAX_DEPTH + 1, 900, 20_000])
 def test_a_body_nested_too_deep_is_a_422_naming_the_limit(api: Api, game: dict[str, Any], depth: int) -> None:
     deep = "[" * depth + "]" * depth
     headers = {"Authorization": f"Bearer {game['tokens']['table']}", "Content-Type": "application/json"}
@@ -122,14 +123,16 @@ def test_a_body_nested_too_deep_is_a_422_naming_the_limit(api: Api, game: dict[s
         f"/games/{game['id']}/actions": '{"expected_seq": %d, "action": {"type": "play", "cards": %s}}',
     }
     for path, body in bodies.items():
-        _error(api.http.post(path, content=body % (game["seq"], deep), headers=headers), 422, "32 levels")
+        _error(api.http.post(path, content=body % (game["seq"], deep), headers=headers), 422, f"{MAX_DEPTH} levels")
     created = '{"game": "motto", "events": [{"type": "motto.started", "players": %s}]}' % deep
-    _error(api.http.post("/games", content=created, headers=headers | {"Authorization": f"Bearer {ADMIN}"}), 422, "32")
+    admin = headers | {"Authorization": f"Bearer {ADMIN}"}
+    _error(api.http.post("/games", content=created, headers=admin), 422, str(MAX_DEPTH))
     _unchanged(api, game)
 
 
 def test_a_body_nested_within_the_limit_reaches_the_rules(api: Api, game: dict[str, Any]) -> None:
-    card = "[" * 29 + '"red-1-love"' + "]" * 29  # in the body's object, its list and the event's: 32 levels
+    inside = MAX_DEPTH - 3  # in the body's object, its list and the event's: MAX_DEPTH levels
+    card = "[" * inside + '"red-1-love"' + "]" * inside
     body = '{"expected_seq": %d, "events": [{"type": "motto.drew", "card": %s}]}' % (game["seq"], card)
     headers = {"Authorization": f"Bearer {game['tokens']['table']}", "Content-Type": "application/json"}
     _error(api.http.post(f"/games/{game['id']}/events", content=body, headers=headers), 422, "event 1")
