@@ -19,9 +19,12 @@ from events.base import ENVELOPE_ORDER, LoomError
 from replay.logfile import export_lines, import_file
 from replay.replay import position
 from replay.store import Store
+from service.server import free_port, running
+from service.settings import Settings
 from tests.cli.run import EXAMPLES
 from tests.security.common import GAMES, logs, one_line_error, one_line_refusal, recorded_lines, rows, rows_in
 from tests.security.conftest import TALLY
+from tests.service.client import Api
 
 EVENTS_KEPT = 60
 """Events of each recorded game the mutations work on: enough for every kind of event, few enough to be quick."""
@@ -343,3 +346,74 @@ def test_the_example_table_games_import_and_export_unchanged(tmp_path: Path) -> 
                 ids = import_file(store, file, workers=1)
             check_accepted(store, ids)
             assert get_game(game).name == store.game(ids[0]).game
+
+
+# --- The same inputs through the API, and the API's own ----------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
+    """A default server (loopback, no admin token) on a database of its own."""
+    path = tmp_path_factory.mktemp("hostile-api") / "served.duckdb"
+    with running(Settings(str(path), port=free_port())) as base:
+        client = Api(base)
+        yield client
+        client.close()
+
+
+def refused_by_api(api: Api, method: str, path: str, **kwargs: Any) -> str:
+    """A request that must get a 4xx JSON error of one line and write nothing; the error."""
+    before = api.ok("GET", "/games?limit=1000")
+    TALLY["listed inputs tried"] += 1
+    with api.http.stream(method, path, timeout=10, **kwargs) as response:  # a stream that starts is not read
+        assert 400 <= response.status_code < 500, response.status_code
+        response.read()
+    assert 400 <= response.status_code < 500, (response.status_code, response.text[:300])
+    error = response.json()["error"]
+    assert isinstance(error, str) and one_line_error(error), error
+    assert api.ok("GET", "/games?limit=1000") == before
+    TALLY["listed inputs refused cleanly"] += 1
+    return error
+
+
+HOSTILE_OPENINGS = {
+    "players: 'Ann'": (1, "players", "Ann"),
+    "players: [1, 2]": (1, "players", [1, 2]),
+    "a player named by an object": (1, "players", [{"name": "Ann"}, "Ben"]),
+    "hands: null": (2, "hands", None),
+    "v: '1'": (2, "v", "1"),
+    "v: 0": (2, "v", 0),
+    "seed: 2**64": (1, "seed", 2**64),
+    "seed: 2**63": (1, "seed", 2**63),
+    "seed: '7'": (1, "seed", "7"),
+    "seed: -1": (1, "seed", -1),
+    "seed: 1.5": (1, "seed", 1.5),
+    "hands nested 500 deep": (2, "hands", nested(500)),
+    "pool nested 900 deep": (2, "pool", nested(900)),
+}
+
+
+@pytest.mark.parametrize("case", HOSTILE_OPENINGS, ids=str)
+def test_a_table_opening_with_a_bad_field_is_refused_by_the_api_as_by_logs_import(
+    api: Api, table_game: list[dict[str, Any]], case: str
+) -> None:
+    index, key, value = HOSTILE_OPENINGS[case]
+    lines = json.loads(json.dumps(table_game))
+    lines[index][key] = value
+    refused_by_api(api, "POST", "/games", content=json.dumps({"game": "motto", "events": lines[1:4]}),
+                   headers={"Content-Type": "application/json"})
+
+
+def test_table_events_nested_900_deep_are_refused_in_one_line(api: Api, table_game: list[dict[str, Any]]) -> None:
+    created = api.ok("POST", "/games", json={"game": "motto", "events": table_game[1:3]})
+    body = json.dumps({"expected_seq": created["seq"], "events": [{"type": "motto.took", "card": nested(900)}]})
+    table = created["tokens"]["table"]
+    refused_by_api(api, "POST", f"/games/{created['id']}/events", content=body,
+                   headers={"Content-Type": "application/json", "Authorization": f"Bearer {table}"})
+    assert api.ok("GET", f"/games/{created['id']}", table)["seq"] == created["seq"]
+
+
+@pytest.mark.parametrize("last_event_id", ["²", "¹", "-1", "1.5", "abc"])
+def test_a_stream_resumed_from_a_bad_last_event_id_is_refused_in_one_line(api: Api, last_event_id: str) -> None:
+    created = api.ok("POST", "/games", json={"game": "motto", "players": ["Ann", "Ben"], "seed": 3})
+    refused_by_api(api, "GET", f"/games/{created['id']}/stream", headers={"Last-Event-ID": last_event_id.encode("latin-1")})  # as a browser sends it
