@@ -53,8 +53,10 @@ class Recorded:
     events: list[Event]
     states: list[Any]  # states[k]: after the first k events
     tokens: dict[str, Any]
-    hidden: dict[Viewer, set[str]] = field(default_factory=dict)  # card names never in that reader's view
+    hidden: dict[Viewer, set[str]] = field(default_factory=dict)  # names hidden from that reader somewhere
+    ended: dict[Viewer, set[str]] = field(default_factory=dict)  # names hidden from that reader at the end
     api: Api | None = None
+    cache: dict[tuple[int, Viewer], dict[str, Any]] = field(default_factory=dict)
 
     @property
     def seats(self) -> int:
@@ -77,7 +79,9 @@ class Recorded:
 
     def told(self, seq: int, viewer: Viewer) -> dict[str, Any]:
         """`describe` of `seen`: what a structured answer must hold."""
-        return json.loads(json.dumps(self.game.describe(self.seen(seq, viewer))))
+        if (seq, viewer) not in self.cache:
+            self.cache[seq, viewer] = json.loads(json.dumps(self.game.describe(self.seen(seq, viewer))))
+        return self.cache[seq, viewer]
 
     def token(self, viewer: Viewer) -> str | None:
         """The token a reader uses: a seat's, the table's for OMNISCIENT, none for PUBLIC."""
@@ -86,16 +90,22 @@ class Recorded:
         return self.tokens["table"] if viewer == OMNISCIENT else self.tokens["seats"][int(viewer)]
 
 
+def in_text(walk: Recorded, names: set[str]) -> set[str]:
+    """The names a text can be searched for: all of them, but Moorea's goods (`clay`, `hut`), which its tables also
+    use as plain words (a building's cost); its buildings (`hut-1`) are searched for."""
+    return {name for name in names if walk.name != "moorea" or "-" in name}
+
+
 def readers(recorded: Recorded) -> list[Viewer]:
     """Each seat, and nobody."""
     return [*range(recorded.seats), PUBLIC]
 
 
-def hidden_all_game(recorded: Recorded, viewer: Viewer) -> set[str]:
-    """The card names in the whole table at some position that are in none of `viewer`'s views of the game."""
-    everywhere = set().union(*(card_names(recorded.told(k, OMNISCIENT)) for k in range(1, len(recorded.states))))
-    seen = set().union(*(card_names(recorded.told(k, viewer)) for k in range(1, len(recorded.states))))
-    return everywhere - seen
+def hidden_somewhere(recorded: Recorded, viewer: Viewer) -> set[str]:
+    """The card names hidden from `viewer` at some position: the table holds them, its view there does not. (Every
+    card of these games is seen by every seat at some time, so "hidden all game long" would be empty; answers about
+    one position are checked against `hidden_at` that position, answers that show no cards against this.)"""
+    return set().union(*(hidden_at(recorded, k, viewer) for k in range(1, len(recorded.states))))
 
 
 def record(folder: Path, name: str) -> Recorded:
@@ -115,7 +125,8 @@ def record(folder: Path, name: str) -> Recorded:
     states = list(accumulate((event.payload for event in events), game.apply, initial=game.blank()))
     tokens = Keys(secret, None).tokens(1, len(states[-1].players) if hasattr(states[-1], "players") else 3)
     recorded = Recorded(name, game, path, events, states, tokens)
-    recorded.hidden = {viewer: hidden_all_game(recorded, viewer) for viewer in readers(recorded)}
+    recorded.hidden = {viewer: hidden_somewhere(recorded, viewer) for viewer in readers(recorded)}
+    recorded.ended = {viewer: hidden_at(recorded, len(events), viewer) for viewer in readers(recorded)}
     return recorded
 
 
@@ -140,6 +151,7 @@ class Findings:
         self.problems: list[str] = []
         self.count = 0
         self.face_down_moves = 0  # Moirai: other seats' face-down placements seen in key moments
+        self.looked_for = 0  # hidden names searched for, summed over the texts: a walk that looked for none failed
 
     def tried(self, count: int = 1) -> None:
         """Count cases tried."""
@@ -159,12 +171,14 @@ class Findings:
     def check_text(self, where: str, text: str, hidden: set[str]) -> None:
         """Count a text read, and a leak if it names a hidden card."""
         self.tried()
+        self.looked_for += len(hidden)
         shown = named_in(text.replace(PLOTLY, ""), hidden)
         if shown:
             self.leak(where, sorted(shown)[:5])
 
-    def done(self) -> None:
-        """Fail with the first findings, if any."""
+    def done(self, *, searched: bool = False) -> None:
+        """Fail with the first findings, if any; with `searched`, also if no text was searched for a hidden name."""
+        assert self.looked_for or not searched, f"{self.what}: no hidden card to look for"
         leaks = sum(problem.startswith("LEAK") for problem in self.problems)
         first = sorted(self.problems, key=lambda problem: not problem.startswith("LEAK"))[:12]
         assert not self.problems, f"{len(self.problems)} found ({leaks} leaks):\n" + "\n".join(first)
@@ -226,8 +240,8 @@ def test_a_view_a_reader_may_not_have_is_refused_in_one_line_naming_no_card(walk
                 if response.status_code != expected or not one_line_error(response.json().get("error", "")):
                     found.wrong(f"{walk.name} GET {path} as {viewer}", f"{response.status_code} {response.text[:200]}")
                 if walk.name in NAMED_CARDS:
-                    found.check_text(f"{walk.name} GET {path} as {viewer}", response.text, walk.hidden[viewer])
-    found.done()
+                    found.check_text(f"{walk.name} GET {path} as {viewer}", response.text, in_text(walk, walk.hidden[viewer]))
+    found.done(searched=walk.name in NAMED_CARDS)
 
 
 def check_told_events(found: Findings, walk: Recorded, where: str, told: list[dict[str, Any]], viewer: Viewer) -> None:
@@ -287,10 +301,10 @@ def test_the_games_list_summary_and_tree_name_no_hidden_card(walk: Recorded) -> 
         for path in ("/games", f"/games?game={walk.name}", "/games/1", "/games/1/tree"):
             response = api.call("GET", path, walk.token(viewer))
             assert response.status_code == 200, response.text
-            found.check_text(f"{walk.name} GET {path} as {viewer}", response.text, walk.hidden[viewer])
+            found.check_text(f"{walk.name} GET {path} as {viewer}", response.text, in_text(walk, walk.hidden[viewer]))
             if walk.name not in NAMED_CARDS:
                 found.tried()
-    found.done()
+    found.done(searched=walk.name in NAMED_CARDS)
 
 
 # --- Pages ------------------------------------------------------------------------------------------------------------
@@ -304,7 +318,7 @@ def test_a_seats_served_replay_names_no_card_hidden_from_it(walk: Recorded) -> N
             response = api.call("GET", path, None if "token" in path else walk.token(seat))
             assert response.status_code == 200, response.text
             if walk.name in NAMED_CARDS:
-                found.check_text(f"{walk.name} served replay as {seat}", response.text, walk.hidden[seat])
+                check_page(found, walk, f"{walk.name} served replay as {seat}", response.text, seat)
             else:
                 check_key_moments(found, walk, f"{walk.name} served replay as {seat}", response.text, seat)
     assert walk.name in NAMED_CARDS or found.face_down_moves, "no key moment placed a card face down"
@@ -312,7 +326,7 @@ def test_a_seats_served_replay_names_no_card_hidden_from_it(walk: Recorded) -> N
     found.tried()
     if response.status_code != 401:
         found.wrong(f"{walk.name} replay without a token", response.status_code)
-    found.done()
+    found.done(searched=walk.name in NAMED_CARDS)
 
 
 def test_the_served_dashboard_names_no_hidden_card(walk: Recorded) -> None:
@@ -321,7 +335,7 @@ def test_the_served_dashboard_names_no_hidden_card(walk: Recorded) -> None:
         response = api.call("GET", path)
         assert response.status_code == 200, response.text
         if walk.name in NAMED_CARDS:
-            found.check_text(f"{walk.name} GET {path}", response.text, walk.hidden[PUBLIC])
+            found.check_text(f"{walk.name} GET {path}", response.text, in_text(walk, walk.ended[PUBLIC]))
     found.done()
 
 
@@ -331,6 +345,20 @@ def test_pages_forbid_scripts_from_elsewhere_and_sniffing(walk: Recorded) -> Non
         headers = api.call("GET", path).headers
         assert "content-security-policy" in headers, path
         assert headers.get("x-content-type-options") == "nosniff", path
+
+
+PAGE_DATA = re.compile(r'<script type="application/json" id="(tables|labels)">(.*?)</script>', re.S)
+
+
+def check_page(found: Findings, walk: Recorded, where: str, page: str, seat: int) -> None:
+    """A replay page for `seat`: each turn's table names no card hidden from the seat at that position, and the rest
+    of the page (summary, charts, key moments) names no card hidden from it anywhere."""
+    data = {name: json.loads(text) for name, text in PAGE_DATA.findall(page)}
+    assert len(data["tables"]) == len(data["labels"]) > 1, where
+    for table, label in zip(data["tables"], data["labels"]):
+        seq = int(re.search(r"after event (\d+)", label).group(1))  # type: ignore[union-attr]
+        found.check_text(f"{where}, {label}", table, in_text(walk, hidden_at(walk, seq, seat)))
+    found.check_text(f"{where}, outside the tables", PAGE_DATA.sub("", page), in_text(walk, walk.hidden[seat]))
 
 
 def placed_cards(action: Any) -> list[Any]:
@@ -463,9 +491,16 @@ def variants(value: Any, cards: list[Any], rng: Random) -> list[Any]:
     for path in rng.sample(spots, min(4, len(spots))):
         copy = json.loads(json.dumps(value))
         holder = reduce(lambda item, key: item[key], path[:-1], copy)
-        holder[path[-1]] = rng.choice([card for card in cards if card != holder[path[-1]]])
+        was = holder[path[-1]]
+        alike = [card for card in cards if card != was and _kind(card) == _kind(was)]  # a good for a good...
+        holder[path[-1]] = rng.choice(alike or [card for card in cards if card != was])
         out.append(copy)
     return out
+
+
+def _kind(card: Any) -> Any:
+    """What sort of card a value names: Moorea's goods (`clay`) and products (`hut-1`) differ by their hyphens."""
+    return (type(card), card.count("-") if isinstance(card, str) else 0)
 
 
 def hidden_at(walk: Recorded, seq: int, viewer: Viewer) -> set[str]:
@@ -474,8 +509,8 @@ def hidden_at(walk: Recorded, seq: int, viewer: Viewer) -> set[str]:
 
 
 def check_error(found: Findings, walk: Recorded, where: str, response: Any, sent: Any, hidden: set[Any]) -> None:
-    """An error answer: JSON with one line, naming no card hidden from its writer (but those it sent, and the names
-    the game's own messages list whatever the position). For Moirai, `hidden` holds card numbers: a number in the
+    """An error answer: JSON with one line, naming no card hidden from its writer (but those it sent; the pieces of
+    the game's messages that never change, `static_texts`, are not searched). For Moirai, `hidden` holds card numbers: a number in the
     message that is a hidden card (and neither sent nor an event, seat or life number) is a leak."""
     found.tried()
     TALLY["errors read"] += 1
@@ -487,8 +522,12 @@ def check_error(found: Findings, walk: Recorded, where: str, response: Any, sent
     if not isinstance(message, str) or not one_line_error(message):
         found.wrong(where, f"not one line: {str(message)[:200]}")
         return
+    for piece in sorted(static_texts(walk), key=len, reverse=True):
+        message = message.replace(piece, " … ")
     if walk.name in NAMED_CARDS:
-        shown = named_in(message, hidden - card_names(sent) - static_names(walk))
+        named = card_names(sent)
+        named |= {re.sub(r"-\d+$", "", name) for name in named}  # "stoneware-4" is a stoneware
+        shown = named_in(message, hidden - named)
     else:
         sent_numbers = {int(n) for n in re.findall(r"\d+", json.dumps(sent))}
         numbers = {int(n) for n in re.findall(r"\b\d+\b", re.sub(r"\b(event|line|seat|life|turn) \d+|\b\d+ (lives|life|cards|card)\b", "", message))}
@@ -500,26 +539,52 @@ def check_error(found: Findings, walk: Recorded, where: str, response: Any, sent
 _STATIC: dict[str, set[str]] = {}
 
 
-def static_names(walk: Recorded) -> set[str]:
-    """Card names a game's messages list whatever the position: those in `parse_action`'s refusal of each action
-    the game had, its cards replaced by nonsense (parse_action sees no state, so it can leak nothing)."""
+def static_texts(walk: Recorded) -> set[str]:
+    """Pieces of the game's messages that are the same whatever the position, such as "is not a Moorea hand card;
+    they are seashells, wood, ..." or "(ids look like 'canoe-3')": the refusals of a card that is nonsense, split at
+    it, from `parse_action` (it sees no state, so it can leak nothing) and from the rules' checks of an event, kept
+    only if the same at three positions (a hidden card in a message changes from one position to the next)."""
     if walk.name not in _STATIC:
-        names: set[str] = set()
-        for state in walk.states[1::7]:
-            mover = walk.game.to_move(state)
-            if mover is None or mover == CHANCE_TO_MOVE:
-                continue
-            for action in walk.game.legal_actions(state)[:20]:
-                for wrong in variants(json.loads(json.dumps(walk.game.action_json(action))), universe(walk), Random(0)):
-                    nonsense = json.loads(re.sub(r'"[a-z]+(-[a-z0-9]+)+"', '"zz-nonsense"', json.dumps(wrong)))
-                    try:
-                        walk.game.parse_action(nonsense)
-                    except LoomError as error:
-                        names |= card_names(walk.told(len(walk.states) - 1, OMNISCIENT)) & set(
-                            re.findall(r"[\w-]+", str(error))
-                        )
-        _STATIC[walk.name] = names
+        _STATIC[walk.name] = _action_examples(walk) | _event_examples(walk)
     return _STATIC[walk.name]
+
+
+def _refusal_pieces(attempt: Callable[[], Any]) -> set[str]:
+    try:
+        attempt()
+    except LoomError as error:
+        return {piece for piece in re.split(r"event \d+: |'?zz-nonsense'?", str(error)) if len(piece) >= 12}
+    return set()
+
+
+def _with_nonsense(walk: Recorded, value: Any) -> Any:
+    copy = json.loads(json.dumps(value))
+    for path in card_spots(copy, universe(walk)):
+        holder = reduce(lambda item, key: item[key], path[:-1], copy)
+        holder[path[-1]] = "zz-nonsense"
+    return copy
+
+
+def _action_examples(walk: Recorded) -> set[str]:
+    pieces: set[str] = set()
+    for state in walk.states[1::7]:
+        if walk.game.to_move(state) in range(walk.seats):
+            for action in walk.game.legal_actions(state)[:20]:
+                nonsense = _with_nonsense(walk, walk.game.action_json(action))
+                pieces |= _refusal_pieces(lambda: walk.game.parse_action(nonsense))  # noqa: B023
+    return pieces
+
+
+def _event_examples(walk: Recorded) -> set[str]:
+    by_type: dict[str, list[set[str]]] = {}
+    for event in walk.events:
+        line = json.loads(json.dumps(event.payload.to_json()))
+        if len(by_type.setdefault(event.type, [])) < 3 and card_spots(line, universe(walk)):
+            state, data = walk.states[event.seq - 1], _with_nonsense(walk, line)
+            by_type[event.type].append(
+                _refusal_pieces(lambda: walk.game.check(state, decode_payload(event.type, data)))  # noqa: B023
+            )
+    return set().union(*(set.intersection(*seen) for seen in by_type.values() if len(seen) == 3))
 
 
 @dataclass
@@ -720,12 +785,14 @@ def test_logs_replay_as_a_seat_shows_its_view_at_every_turn(walk: Recorded) -> N
             at = () if turn is None else ("--turn", str(turn))
             code, stdout, stderr = logs("replay", "1", *at, "--as", str(seat), "--json", "--db", walk.db)
             assert code == 0, stderr
-            compare_state(found, walk, f"{walk.name} logs replay --turn {turn} --as {seat} --json", json.loads(stdout), seat)
+            answer = json.loads(stdout)
+            compare_state(found, walk, f"{walk.name} logs replay --turn {turn} --as {seat} --json", answer, seat)
             if walk.name in NAMED_CARDS:
                 code, stdout, stderr = logs("replay", "1", *at, "--as", str(seat), "--db", walk.db)
                 assert code == 0, stderr
-                found.check_text(f"{walk.name} logs replay --turn {turn} --as {seat}", stdout, walk.hidden[seat])
-    found.done()
+                hidden = hidden_at(walk, answer["seq"], seat)
+                found.check_text(f"{walk.name} logs replay --turn {turn} --as {seat}", stdout, in_text(walk, hidden))
+    found.done(searched=walk.name in NAMED_CARDS)
 
 
 def test_logs_replay_html_as_a_seat_names_no_card_hidden_from_it(walk: Recorded, tmp_path: Path) -> None:
@@ -736,11 +803,11 @@ def test_logs_replay_html_as_a_seat_names_no_card_hidden_from_it(walk: Recorded,
         assert code == 0, stderr
         text = page.read_text(encoding="utf-8")
         if walk.name in NAMED_CARDS:
-            found.check_text(f"{walk.name} logs replay --html --as {seat}", text, walk.hidden[seat])
+            check_page(found, walk, f"{walk.name} logs replay --html --as {seat}", text, seat)
         else:
             check_key_moments(found, walk, f"{walk.name} logs replay --html --as {seat}", text, seat)
     assert walk.name in NAMED_CARDS or found.face_down_moves, "no key moment placed a card face down"
-    found.done()
+    found.done(searched=walk.name in NAMED_CARDS)
 
 
 def test_the_public_commands_name_no_hidden_card(walk: Recorded) -> None:
@@ -749,10 +816,10 @@ def test_the_public_commands_name_no_hidden_card(walk: Recorded) -> None:
         code, stdout, stderr = logs(*args, "--db", walk.db)
         assert code == 0, stderr
         if walk.name in NAMED_CARDS:
-            found.check_text(f"{walk.name} logs {' '.join(args)}", stdout, walk.hidden[PUBLIC])
+            found.check_text(f"{walk.name} logs {' '.join(args)}", stdout, in_text(walk, walk.hidden[PUBLIC]))
         else:
             found.tried()
-    found.done()
+    found.done(searched=walk.name in NAMED_CARDS)
 
 
 def test_a_branch_made_by_the_command_line_keeps_its_seats(walk: Recorded, tmp_path: Path) -> None:
