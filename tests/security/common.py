@@ -26,7 +26,7 @@ def recorded_lines(path: Path, game: str, seed: int = 12) -> list[str]:
 
 def rows(store: Store) -> dict[str, int]:
     """How many rows each of Loom's tables holds."""
-    return {table: store.con.execute(f"SELECT count(*) FROM {table}").fetchone()[0] for table in TABLES}  # type: ignore[index]
+    return {table: store.con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0] for table in TABLES}
 
 
 def rows_in(path: Path) -> dict[str, int]:

@@ -223,7 +223,9 @@ def test_a_header_whose_bots_are_not_a_name_per_seat_is_refused(
     refused_import(db, tmp_path, changed(table_game, 0, "bots", bots))
 
 
-@pytest.mark.parametrize("players", ["Ann", [1, 2], [{"name": "Ann"}, "Ben"], ["Ann", None], [["Ann"], "Ben"]], ids=repr)
+@pytest.mark.parametrize(
+    "players", ["Ann", [1, 2], [{"name": "Ann"}, "Ben"], ["Ann", None], [["Ann"], "Ben"]], ids=repr
+)
 def test_players_that_are_not_a_list_of_names_are_refused(
     table_game: list[dict[str, Any]], db: Path, tmp_path: Path, players: Any
 ) -> None:
@@ -348,7 +350,7 @@ def test_the_example_table_games_import_and_export_unchanged(tmp_path: Path) -> 
             assert get_game(game).name == store.game(ids[0]).game
 
 
-# --- The same inputs through the API, and the API's own ----------------------------------------------------------------
+# --- The same inputs through the API, and the API's own --------------------------------------------------------------
 
 
 @pytest.fixture(scope="module")
@@ -416,4 +418,5 @@ def test_table_events_nested_900_deep_are_refused_in_one_line(api: Api, table_ga
 @pytest.mark.parametrize("last_event_id", ["²", "¹", "-1", "1.5", "abc"])
 def test_a_stream_resumed_from_a_bad_last_event_id_is_refused_in_one_line(api: Api, last_event_id: str) -> None:
     created = api.ok("POST", "/games", json={"game": "motto", "players": ["Ann", "Ben"], "seed": 3})
-    refused_by_api(api, "GET", f"/games/{created['id']}/stream", headers={"Last-Event-ID": last_event_id.encode("latin-1")})  # as a browser sends it
+    header = {"Last-Event-ID": last_event_id.encode("latin-1")}  # its bytes as a browser sends them
+    refused_by_api(api, "GET", f"/games/{created['id']}/stream", headers=header)
