@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,9 +17,11 @@ from rich.console import Console
 
 from engine.registry import get_game
 from events.base import ENVELOPE_ORDER, LoomError
+from replay.live import service_secret
 from replay.logfile import export_lines, import_file
 from replay.replay import position
 from replay.store import Store
+from service.access import Keys
 from service.server import free_port, running
 from service.settings import Settings
 from tests.cli.run import EXAMPLES
@@ -420,3 +423,56 @@ def test_a_stream_resumed_from_a_bad_last_event_id_is_refused_in_one_line(api: A
     created = api.ok("POST", "/games", json={"game": "motto", "players": ["Ann", "Ben"], "seed": 3})
     header = {"Last-Event-ID": last_event_id.encode("latin-1")}  # its bytes as a browser sends them
     refused_by_api(api, "GET", f"/games/{created['id']}/stream", headers=header)
+
+
+# --- Text from logs is data, never markup ----------------------------------------------------------------------------
+
+MARKUP_NAMES = ["[link=javascript:alert(document.domain)]Ann[/link]", "<script>alert(2)</script>[bold]Ben"]
+
+
+@pytest.fixture
+def marked_up(table_game: list[dict[str, Any]], tmp_path: Path) -> Path:
+    """A store holding the table game with players named in rich markup and HTML."""
+    lines = json.loads(json.dumps(table_game))
+    lines[1]["players"] = MARKUP_NAMES
+    file, db = tmp_path / "marked.jsonl", tmp_path / "marked.duckdb"
+    file.write_text(text_of(lines), encoding="utf-8")
+    code, _, stderr = logs("import", file, "--db", db)
+    assert code == 0, stderr
+    return db
+
+
+def no_live_markup(page: str) -> None:
+    """A page in which the names are text: no javascript: link and no script of theirs, in the page or in the
+    tables it swaps in from its JSON data."""
+    data = re.findall(r'<script type="application/json"[^>]*>(.*?)</script>', page, re.S)
+    for text in [page, *(json.dumps(json.loads(chunk), ensure_ascii=False) for chunk in data)]:
+        text = text.replace('\\"', '"').lower()
+        assert 'href="javascript:' not in text and "href='javascript:" not in text
+        assert "<script>alert(2)</script>" not in text
+
+
+def test_names_in_rich_markup_are_printed_as_written(marked_up: Path) -> None:
+    for args in (("replay", "1"), ("replay", "1", "--as", "0"), ("show", "1"), ("list",)):
+        code, stdout, stderr = logs(*args, "--db", marked_up)
+        assert code == 0, stderr
+        assert "[link=javascript:alert(document.domain)]" in stdout and "[bold]Ben" in stdout, (args, stdout[:300])
+
+
+def test_names_in_markup_are_text_on_every_page(marked_up: Path, tmp_path: Path) -> None:
+    for seat in ("0", "1", None):
+        page = tmp_path / "replay.html"
+        code, _, stderr = logs("replay", "1", "--html", page, *(("--as", seat) if seat else ()), "--db", marked_up)
+        assert code == 0, stderr
+        no_live_markup(page.read_text(encoding="utf-8"))
+    served = tmp_path / "served.duckdb"
+    served.write_bytes(marked_up.read_bytes())
+    with Store.open(served) as store:
+        seat_0 = Keys(service_secret(store), None).token(1, 0)
+    with running(Settings(str(served), port=free_port())) as base:
+        client = Api(base)
+        for path in ("/dashboard", f"/games/1/replay?token={seat_0}"):
+            response = client.call("GET", path)
+            assert response.status_code == 200, response.text
+            no_live_markup(response.text)
+        client.close()
