@@ -166,7 +166,7 @@ def test_a_mutated_log_is_refused_in_one_line_or_is_a_valid_game(
 
 
 @pytest.mark.parametrize("game", GAMES)
-@settings(FIXED, max_examples=8)
+@settings(FIXED, max_examples=6)
 @given(data=st.data())
 def test_logs_import_of_a_mutated_log_exits_2_with_one_line_and_writes_nothing(
     game: str, data: st.DataObject, logs_of: Logs, tmp_path_factory: pytest.TempPathFactory
