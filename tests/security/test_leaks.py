@@ -220,11 +220,14 @@ def placed_cards(action: Any) -> list[Any]:
     return []
 
 
-def moment_rows(page: str) -> list[list[str]]:
-    """The cells (as text) of each row of the page's key moments table: turn, seat, chance, played, best found."""
+def moment_rows(page: str) -> list[dict[str, str]]:
+    """The cells (as text) of each row of the page's key moments table, by their headings: turn, seat, played, best
+    found (and chance to win, on the page for the whole game)."""
     section = page.partition("Key moments")[2].partition("</table>")[0]
+    headings = [html.unescape(h).strip() for h in re.findall(r"<th[^>]*>(.*?)</th>", section, re.S)]
     rows = [re.findall(r"<td[^>]*>(.*?)</td>", row, re.S) for row in re.findall(r"<tr[^>]*>(.*?)</tr>", section, re.S)]
-    return [[html.unescape(re.sub(r"<[^>]+>", "", cell)).strip() for cell in row] for row in rows if len(row) >= 5]
+    cells = [[html.unescape(re.sub(r"<[^>]+>", "", cell)).strip() for cell in row] for row in rows]
+    return [dict(zip(headings, row)) for row in cells if len(row) == len(headings)]
 
 
 def shown_cards(cell: str, moment_action: Any) -> set[Any]:
@@ -252,7 +255,8 @@ def check_key_moments(found: Findings, walk: Recorded, where: str, page: str, se
     card the seat cannot see once the move is made (a drawn card placed face down; the others go to the piles)."""
     moments = {moment["turn"]: moment for moment in walk_moments(walk)}
     players = list(walk.states[-1].players)
-    for turn, name, _, played, best, *_ in moment_rows(page):
+    for row in moment_rows(page):
+        turn, name, played, best = row["turn"], row["seat"], row["played"], row["best found"]
         found.tried()
         TALLY["key moments checked"] += 1
         moment, mover = moments[int(turn)], players.index(name)

@@ -266,7 +266,7 @@ def hidden_at(walk: Recorded, seq: int, viewer: Viewer) -> set[str]:
 def check_error(found: Findings, walk: Recorded, where: str, response: Any, sent: Any, hidden: set[Any]) -> None:
     """An error answer: JSON with one line, naming no card hidden from its writer (but those it sent; the pieces of
     the game's messages that never change, `static_texts`, are not searched). For Moirai, `hidden` holds card
-    numbers: a number in the message that is a hidden card (and neither sent nor an event, seat or life number) is
+    numbers: a number in the message that is a hidden card (and neither sent nor an event, seat, life or game number) is
     a leak."""
     found.tried()
     TALLY["errors read"] += 1
@@ -286,7 +286,7 @@ def check_error(found: Findings, walk: Recorded, where: str, response: Any, sent
         shown = named_in(message, hidden - named)
     else:
         sent_numbers = {int(n) for n in re.findall(r"\d+", json.dumps(sent))}
-        counted = re.sub(r"\b(event|line|seat|life|turn) \d+|\b\d+ (lives|life|cards|card)\b", "", message)
+        counted = re.sub(r"\b(event|line|seat|life|turn|game) \d+|/games/\d+/|\b\d+ (lives|life|cards|card)\b", "", message)
         numbers = {int(n) for n in re.findall(r"\b\d+\b", counted)}
         shown = (numbers & hidden) - sent_numbers
     if shown:
