@@ -12,6 +12,7 @@ from engine.moirai.cards import COLOURS, OBJECTIVES, UP, colour
 from engine.moirai.rules import MoiraiState, breakdown, scores, to_move
 from engine.moirai.scoring import Life
 from engine.moves import Move, only_type
+from engine.presentation import Presentation
 from engine.protocol import CHANCE_TO_MOVE, HIDDEN
 
 STYLES = {"green": "bold green", "blue": "bold blue", "purple": "bold magenta", "red": "bold red"}
@@ -123,3 +124,6 @@ def public_move(move: Move) -> Move:
         card, how, life = place
         return {"type": "keep", "place": [card if how == UP else None, how, life]}
     return dict(move) if kind in ("draw", "take") else only_type(move)
+
+
+PRESENTATION: Presentation[MoiraiState] = Presentation(render=render, public_move=public_move)

@@ -37,7 +37,6 @@ from engine.moorea.cards import (
     product,
     tool,
 )
-from engine.moorea.determinize import determinize  # noqa: F401  (beside `view`: the Game protocol's determinize)
 from engine.moorea.score import stalled
 from engine.moorea.state import (
     ACTION,

@@ -29,7 +29,6 @@ from engine.stones_of_fate.cards import (
     cards,
     grid_for,
 )
-from engine.stones_of_fate.determinize import determinize  # noqa: F401  (beside `view`: the Game protocol's)
 from engine.stones_of_fate.score import death_holder, tied_for_first
 from engine.stones_of_fate.state import (
     DECK,
