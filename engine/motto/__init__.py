@@ -1,10 +1,11 @@
 """Motto: collect tokens by playing three cards that share a symbol, number or colour."""
 
 from engine.bots import RandomBot
-from engine.motto import facts, render, rules
+from engine.motto import actions, determinize, facts, render, rules, score
+from engine.motto.actions import Action
 from engine.motto.bots import GreedyBot
 from engine.motto.cards import MAX_PLAYERS, MIN_PLAYERS
-from engine.motto.rules import Action, MottoState
+from engine.motto.state import MottoState
 from engine.protocol import Game, Tuning
 
 GAME: Game[MottoState, Action] = Game(
@@ -19,18 +20,18 @@ GAME: Game[MottoState, Action] = Game(
     apply=rules.apply,
     to_move=rules.to_move,
     next_turn=rules.next_turn,
-    legal_actions=rules.legal_actions,
-    resolve=rules.resolve,
-    chance=rules.chance,
+    legal_actions=actions.legal_actions,
+    resolve=actions.resolve,
+    chance=actions.chance,
     view=rules.view,
-    determinize=rules.determinize,
-    scores=rules.scores,
-    winners=rules.winners,
-    breakdown=rules.breakdown,
+    determinize=determinize.determinize,
+    scores=score.scores,
+    winners=score.winners,
+    breakdown=score.breakdown,
     facts=facts.facts,
     describe=render.describe,
-    parse_action=rules.parse_action,
-    action_json=rules.action_json,
+    parse_action=actions.parse_action,
+    action_json=actions.action_json,
     search=Tuning(budget=50, horizon=60, spread=3.0),
     report=("points-by-source", "token-race"),
 )

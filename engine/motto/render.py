@@ -9,7 +9,9 @@ from rich.table import Table
 from rich.text import Text
 
 from engine.motto.cards import CARD_NAMES, CARD_VALUES, COLOURS, NUMBERS, SYMBOLS, TOKEN_POINTS, VALUES
-from engine.motto.rules import MottoState, scores, to_move
+from engine.motto.rules import to_move
+from engine.motto.score import scores
+from engine.motto.state import MottoState
 from engine.moves import Move, only_type
 from engine.presentation import Presentation
 from engine.protocol import CHANCE_TO_MOVE, HIDDEN
