@@ -1,10 +1,11 @@
 """Moirai: weave lives on a loom under the three Moirai's objectives."""
 
 from engine.bots import RandomBot
-from engine.moirai import facts, render, rules
+from engine.moirai import actions, determinize, facts, render, rules, score
+from engine.moirai.actions import Action
 from engine.moirai.bots import GreedyBot
 from engine.moirai.cards import MAX_PLAYERS, MIN_PLAYERS
-from engine.moirai.rules import Action, MoiraiState
+from engine.moirai.state import MoiraiState
 from engine.protocol import Game, Tuning
 
 GAME: Game[MoiraiState, Action] = Game(
@@ -19,18 +20,18 @@ GAME: Game[MoiraiState, Action] = Game(
     apply=rules.apply,
     to_move=rules.to_move,
     next_turn=rules.next_turn,
-    legal_actions=rules.legal_actions,
-    resolve=rules.resolve,
-    chance=rules.chance,
+    legal_actions=actions.legal_actions,
+    resolve=actions.resolve,
+    chance=actions.chance,
     view=rules.view,
-    determinize=rules.determinize,
-    scores=rules.scores,
-    winners=rules.winners,
-    breakdown=rules.breakdown,
+    determinize=determinize.determinize,
+    scores=score.scores,
+    winners=score.winners,
+    breakdown=score.breakdown,
     facts=facts.facts,
     describe=render.describe,
-    parse_action=rules.parse_action,
-    action_json=rules.action_json,
+    parse_action=actions.parse_action,
+    action_json=actions.action_json,
     search=Tuning(budget=40, horizon=16, spread=4.0, confidence=0.5),
     report=("objectives",),  # its sources are its objectives, drawn by their own figure
 )

@@ -9,8 +9,9 @@ from rich.table import Table
 from rich.text import Text
 
 from engine.moirai.cards import COLOURS, OBJECTIVES, UP, colour
-from engine.moirai.rules import MoiraiState, breakdown, scores, to_move
-from engine.moirai.scoring import Life
+from engine.moirai.rules import to_move
+from engine.moirai.score import breakdown, scores
+from engine.moirai.state import Life, MoiraiState
 from engine.moves import Move, only_type
 from engine.presentation import Presentation
 from engine.protocol import CHANCE_TO_MOVE, HIDDEN
