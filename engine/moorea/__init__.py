@@ -2,9 +2,10 @@
 
 from engine.bots import RandomBot
 from engine.moorea import actions, determinize, facts, render, rules, score
+from engine.moorea.actions import Action
 from engine.moorea.bots import GreedyBot
 from engine.moorea.cards import MAX_PLAYERS, MIN_PLAYERS
-from engine.moorea.state import Action, MooreaState
+from engine.moorea.state import MooreaState
 from engine.protocol import Game, Tuning
 
 GAME: Game[MooreaState, Action] = Game(
@@ -20,8 +21,8 @@ GAME: Game[MooreaState, Action] = Game(
     to_move=rules.to_move,
     next_turn=rules.next_turn,
     legal_actions=actions.legal_actions,
-    resolve=rules.resolve,
-    chance=rules.chance,
+    resolve=actions.resolve,
+    chance=actions.chance,
     view=rules.view,
     determinize=determinize.determinize,
     scores=score.scores,
