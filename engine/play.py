@@ -87,9 +87,7 @@ def start(game: AnyGame, players: Sequence[str], rng: Random) -> tuple[Any, list
     return settle(game, state, rng, steps), steps
 
 
-def act(
-    game: AnyGame, state: Any, action: Any, rng: Random, watcher: Watcher | None = None
-) -> tuple[Any, list[Step]]:
+def act(game: AnyGame, state: Any, action: Any, rng: Random, watcher: Watcher | None = None) -> tuple[Any, list[Step]]:
     """The seat to move takes `action`; then chance acts. Refused with the reason if illegal."""
     mover = game.to_move(state)
     if mover is None:

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from random import Random
 
-from engine.moirai.cards import (
-    FULL_DECK,
-)
+from engine.moirai.cards import FULL_DECK
 from engine.moirai.state import Life, MoiraiState, replace
 from engine.protocol import HIDDEN
 from engine.unseen import fill, rest, shuffled, unseen

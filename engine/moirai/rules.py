@@ -12,19 +12,7 @@ from typing import Any
 
 from engine.cards import contains_all, without_all
 from engine.dispatch import event_rules
-from engine.moirai.cards import (
-    CHOICES,
-    DRAW,
-    FULL_DECK,
-    HOWS,
-    MAX_PLAYERS,
-    MIN_PLAYERS,
-    OPEN,
-    UP,
-    card,
-    colour,
-    pile,
-)
+from engine.moirai.cards import CHOICES, DRAW, FULL_DECK, HOWS, MAX_PLAYERS, MIN_PLAYERS, OPEN, UP, card, colour, pile
 from engine.moirai.state import Life, Loom, MoiraiState, replace
 from engine.protocol import CHANCE_TO_MOVE, HIDDEN
 from events.base import IllegalAction, Payload
@@ -272,7 +260,7 @@ def _revealed(state: MoiraiState, event: StartsRevealed) -> MoiraiState:
     return replace(state, looms=looms, revealed=True, deck=without_all(state.deck, unknown))  # type: ignore[arg-type]
 
 
-# --- Who acts, what they may do, and how it becomes events -----------------------------------------------------------
+# --- Who acts --------------------------------------------------------------------------------------------------------
 
 
 def to_move(state: MoiraiState) -> int | None:
@@ -289,6 +277,9 @@ def to_move(state: MoiraiState) -> int | None:
 def next_turn(state: MoiraiState, by_chance: bool) -> int:
     """Drawing or taking a pile begins the next turn; keeping a card, and chance, belong to the turn being played."""
     return state.turn if by_chance or state.drawn else state.turn + 1
+
+
+# --- Checking and applying events ------------------------------------------------------------------------------------
 
 
 _SETUP = (GameStarted, ObjectivesDrawn, StartsDealt)

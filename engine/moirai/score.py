@@ -172,7 +172,6 @@ def score_table(objectives: tuple[int, ...], looms: tuple[Loom, ...]) -> list[di
     return rows
 
 
-
 # --- Score (M12-M17) ------------------------------------------------------------------------------------------------
 
 

@@ -25,14 +25,7 @@ from engine.moorea.cards import (
     tool,
 )
 from engine.moorea.rules import to_move
-from engine.moorea.state import (
-    DISCARD,
-    DRAW,
-    SECOND_DRAW,
-    MooreaState,
-    hand_limit,
-    phase,
-)
+from engine.moorea.state import DISCARD, DRAW, SECOND_DRAW, MooreaState, hand_limit, phase
 from engine.protocol import CHANCE_TO_MOVE
 from events.base import IllegalAction, Payload
 from events.moorea import (

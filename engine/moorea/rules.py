@@ -444,7 +444,7 @@ def _end_turn(state: MooreaState, **changes: Any) -> MooreaState:
     return replace(ended, final_turns=seats) if stalled(ended) else ended
 
 
-# --- Who acts, what they may do, and how it becomes events -----------------------------------------------------------
+# --- Who acts --------------------------------------------------------------------------------------------------------
 
 
 def to_move(state: MooreaState) -> int | None:
@@ -463,6 +463,9 @@ def _turn_of(state: MooreaState) -> int:
 def next_turn(state: MooreaState, by_chance: bool) -> int:
     """A seat's first event of a turn begins the next turn; its later ones and chance's belong to the current one."""
     return state.turn if by_chance else _turn_of(state)
+
+
+# --- Checking and applying events ------------------------------------------------------------------------------------
 
 
 check, apply = event_rules(

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from random import Random
 
-from engine.motto.cards import (
-    FULL_DECK,
-)
+from engine.motto.cards import FULL_DECK
 from engine.motto.state import MottoState, replace
 from engine.unseen import fill, rest, shuffled, unseen
 

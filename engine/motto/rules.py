@@ -253,7 +253,7 @@ def _end_turn(state: MottoState, *, triggered: bool = False, **changes: Any) -> 
     )
 
 
-# --- Who acts, what they may do, and how it becomes events -----------------------------------------------------------
+# --- Who acts --------------------------------------------------------------------------------------------------------
 
 
 def to_move(state: MottoState) -> int | None:
@@ -268,6 +268,9 @@ def to_move(state: MottoState) -> int | None:
 def next_turn(state: MottoState, by_chance: bool) -> int:
     """A player's event begins the next turn; chance events belong to the turn just played."""
     return state.turn if by_chance else state.turn + 1
+
+
+# --- Checking and applying events ------------------------------------------------------------------------------------
 
 
 check, apply = event_rules(

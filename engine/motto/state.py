@@ -4,10 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.motto.cards import (
-    TOKEN_POINTS,
-    VALUES,
-)
+from engine.motto.cards import TOKEN_POINTS, VALUES
 from engine.state import evolver
 
 # --- State ----------------------------------------------------------------------------------------------------------
