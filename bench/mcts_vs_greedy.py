@@ -30,7 +30,6 @@ from typing import Any  # noqa: E402
 from bench._common import Report, output_path, parser, progress  # noqa: E402
 from engine.play import chance_rng, play_out, start  # noqa: E402
 from engine.registry import get_bot, get_game  # noqa: E402
-from engine.search import TUNING  # noqa: E402
 
 NAME = "mcts_vs_greedy"
 GAMES = ("motto", "moirai", "moorea", "stones-of-fate")
@@ -116,12 +115,12 @@ def main() -> None:
     args = p.parse_args()
     games = 6 if args.quick else args.games
     names = args.game or list(GAMES)
-    budgets = {name: 10 if args.quick else args.budget or TUNING[name].budget for name in names}
+    budgets = {name: 10 if args.quick else args.budget or get_game(name).search.budget for name in names}
     report = Report(
         NAME,
         f"mcts against two greedy bots, {games} three-player games per game",
         {"games": games, "budgets": budgets, "seed": args.seed, "workers": args.workers},
-        extra={"tuning": {name: repr(TUNING[name]) for name in names}},
+        extra={"tuning": {name: repr(get_game(name).search) for name in names}},
     )
     for name in names:
         figures = measure(name, games, budgets[name], args.seed, args.workers)

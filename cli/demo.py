@@ -12,6 +12,7 @@ from rich.rule import Rule
 from cli.app import app
 from cli.common import Db, fails_cleanly, open_store, out, write_page
 from cli.replaying import tree_command
+from engine.presentation import presentation
 from engine.registry import get_game
 from replay.branches import branch
 from replay.replay import position
@@ -46,7 +47,7 @@ def demo_command(
         out.print(
             Rule(f"2. Replay game {game_id} at the start of turn {middle} (logs replay {game_id} --turn {middle})")
         )
-        out.print(rules.render(position(store, game_id, turn=middle).state, None))
+        out.print(presentation(rules.name).render(position(store, game_id, turn=middle).state, None))
 
         out.print(Rule(f"3. Branch it there: what if every seat played greedy, or random, from turn {middle}?"))
         for bot in ("greedy", "random"):

@@ -12,6 +12,7 @@ from rich.tree import Tree
 
 from cli.app import app
 from cli.common import AsJson, Db, fails_cleanly, open_store, out, print_json, write_page
+from engine.presentation import presentation
 from engine.registry import get_game
 from events.base import LoomError
 from replay.branches import Node, branch, continue_game, tree
@@ -96,7 +97,7 @@ def replay_command(
         return
     where = f"start of turn {turn}" if turn is not None else f"after event {at.seq}"
     out.print(f"[bold]Game {game_id}[/], {where} (event {at.seq} of {at.info.last_seq})")
-    out.print(at.game.render(state, seat))
+    out.print(presentation(at.game.name).render(state, seat))
 
 
 def _write_replay_page(game_id: int, seat: int | None, path: Path, db: Path | None) -> None:

@@ -60,18 +60,17 @@ def _summary(summary: pd.Series, title: str) -> str:
     )
 
 
-def _game_figures(name: str, read: Reader, games: int) -> list[go.Figure]:
-    """The figures only this game has."""
-    extra: dict[str, Callable[[], list[go.Figure]]] = {
-        "moirai": lambda: [per_game.plot_objectives(read.frame(queries.POINTS_BY_SOURCE))],
-        "motto": lambda: [per_game.plot_token_race(read.frame(queries.TOKEN_RACE), games)],
-        "moorea": lambda: [per_game.plot_products(read.frame(queries.PRODUCTS))],
-        "stones-of-fate": lambda: [
-            per_game.plot_card_wins(read.frame(queries.CARD_WINS)),
-            per_game.plot_zones(read.frame(queries.ZONES)),
-        ],
+def _game_figures(sections: tuple[str, ...], read: Reader, games: int) -> list[go.Figure]:
+    """The figures the game asks for beyond those every game has (its `Game.report`), in its order."""
+    figures: dict[str, Callable[[], go.Figure]] = {
+        "points-by-source": lambda: fig.plot_points_by_source(read.frame(queries.POINTS_BY_SOURCE)),
+        "objectives": lambda: per_game.plot_objectives(read.frame(queries.POINTS_BY_SOURCE)),
+        "token-race": lambda: per_game.plot_token_race(read.frame(queries.TOKEN_RACE), games),
+        "products": lambda: per_game.plot_products(read.frame(queries.PRODUCTS)),
+        "card-wins": lambda: per_game.plot_card_wins(read.frame(queries.CARD_WINS)),
+        "zones": lambda: per_game.plot_zones(read.frame(queries.ZONES)),
     }
-    return extra[name]() if name in extra else []
+    return [figures[section]() for section in sections]
 
 
 @dataclass(frozen=True)
@@ -84,7 +83,8 @@ class GameReport:
 
 def game_section(store: Store, name: str, selection: Selection) -> GameReport | None:
     """The section of one game, or None if no game of it is chosen."""
-    title = get_game(name).title
+    game = get_game(name)
+    title = game.title
     read = Reader(store, name, selection)
     summary = read.frame(queries.SUMMARY).iloc[0]
     games = int(summary["games"])
@@ -111,9 +111,7 @@ def game_section(store: Store, name: str, selection: Selection) -> GameReport | 
     ]
     if by_bot["who"].nunique() > 1:
         figures.append(fig.plot_bot_table(read.frame(queries.BOT_AGAINST_BOT)))
-    if name != "moirai":  # Moirai's sources are its objectives, drawn by its own figure
-        figures.append(fig.plot_points_by_source(read.frame(queries.POINTS_BY_SOURCE)))
-    figures += _game_figures(name, read, games)
+    figures += _game_figures(game.report, read, games)
     return GameReport(Section(title, [_summary(summary, title)], figures), summary)
 
 

@@ -21,6 +21,7 @@ from rich.console import Console
 from dashboards.figures import COLOURS, _layout
 from dashboards.page import Section, page
 from engine.moves import advice_for, seen_move
+from engine.presentation import presentation
 from engine.protocol import Game
 from engine.registry import get_game
 from events.base import LoomError
@@ -51,7 +52,7 @@ def _table_html(game: Game, state: Any, seat: int | None) -> str:
         markup=False,
         emoji=False,
     )
-    console.print(game.render(state, seat))
+    console.print(presentation(game.name).render(state, seat))
     return console.export_html(inline_styles=True, code_format='<pre class="table">{code}</pre>')
 
 

@@ -2,16 +2,15 @@
 
 A move is an action's JSON form (`Game.action_json`), or, where no legal action made the recorded event, the event's
 own JSON with its type under "event" (`replay.analysis.recorded_action`). The mover, and a reader who sees every card
-(no seat), see it whole; any other seat sees what the game's `public_move` (in its render module, since what a seat
+(no seat), see it whole; any other seat sees what the game's `public_move` (its `Presentation`, since what a seat
 saw of a move is how the game presents its hidden information) keeps of it.
 """
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
-from engine.registry import PACKAGES, get_game
+from engine.presentation import presentation
 
 Move = dict[str, Any]
 
@@ -24,12 +23,11 @@ def only_type(move: Move) -> Move:
 
 def public_move(game: str, move: Move) -> Move:
     """What every seat saw of a move, by `game`'s own `public_move`."""
-    get_game(game)  # a game Loom does not know is refused here, not by an import error
+    shown = presentation(game)  # a game Loom does not know is refused here, not by an import error
     if "event" in move:
         # An event's fields name cards, and which of them were public depends on the position it was made in.
         return only_type(move)
-    render = importlib.import_module(f"{PACKAGES[game]}.render")
-    return render.public_move(move)  # type: ignore[no-any-return]
+    return shown.public_move(move)
 
 
 def seen_move(game: str, move: Move, mover: int, viewer: int | None) -> Move:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from random import Random
 from typing import Any, Protocol
 
-from engine.protocol import CHANCE_TO_MOVE, Bot, Game
+from engine.protocol import CHANCE_TO_MOVE, AnyGame, Bot
 from events.base import IllegalAction, Payload
 
 MAX_TURNS = 10_000
@@ -43,7 +43,7 @@ def chance_rng(seed: int, seq: int) -> Random:
     return Random(f"loom/{seed}/{seq}")
 
 
-def record(game: Game, state: Any, payload: Payload) -> tuple[Any, Step]:
+def record(game: AnyGame, state: Any, payload: Payload) -> tuple[Any, Step]:
     """Check that `payload` may come next, and give the state after it with the event's turn and actor."""
     mover = game.to_move(state)
     if mover is None:
@@ -57,7 +57,7 @@ def record(game: Game, state: Any, payload: Payload) -> tuple[Any, Step]:
     return game.apply(state, payload), step
 
 
-def settle(game: Game, state: Any, rng: Random, steps: list[Step], watcher: Watcher | None = None) -> Any:
+def settle(game: AnyGame, state: Any, rng: Random, steps: list[Step], watcher: Watcher | None = None) -> Any:
     """Let chance act until a seat is to move or the game is over; append its events to `steps`."""
     while game.to_move(state) == CHANCE_TO_MOVE:
         before = state
@@ -78,7 +78,7 @@ def seated(lineup: Sequence[Any], first: int) -> list[Any]:
     return [*lineup[first:], *lineup[:first]]
 
 
-def start(game: Game, players: Sequence[str], rng: Random) -> tuple[Any, list[Step]]:
+def start(game: AnyGame, players: Sequence[str], rng: Random) -> tuple[Any, list[Step]]:
     """A new game with `players` in seat order: the setup events and the first chance, ready for seat 0."""
     state, steps = game.blank(), []
     for payload in game.setup(players, rng):
@@ -87,9 +87,7 @@ def start(game: Game, players: Sequence[str], rng: Random) -> tuple[Any, list[St
     return settle(game, state, rng, steps), steps
 
 
-def act(
-    game: Game, state: Any, action: Any, rng: Random, watcher: Watcher | None = None
-) -> tuple[Any, list[Step]]:
+def act(game: AnyGame, state: Any, action: Any, rng: Random, watcher: Watcher | None = None) -> tuple[Any, list[Step]]:
     """The seat to move takes `action`; then chance acts. Refused with the reason if illegal."""
     mover = game.to_move(state)
     if mover is None:
@@ -107,7 +105,7 @@ def act(
 
 
 def play_out(
-    game: Game,
+    game: AnyGame,
     state: Any,
     bots: Mapping[int, Bot],
     rng: Random,

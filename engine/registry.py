@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib
 
-from engine.protocol import Bot, Game
+from engine.protocol import AnyGame, Bot
 from events.base import LoomError
 
 PACKAGES = {
@@ -19,14 +19,15 @@ class UnknownGame(LoomError):
     """A game name Loom does not know."""
 
 
-def _load(name: str) -> Game | None:
+def _load(name: str) -> AnyGame | None:
     try:
         module = importlib.import_module(PACKAGES[name])
     except ModuleNotFoundError as error:
         if error.name == PACKAGES[name]:
             return None
         raise
-    return module.GAME  # type: ignore[no-any-return]
+    game: AnyGame = module.GAME
+    return game
 
 
 def playable() -> list[str]:
@@ -34,7 +35,7 @@ def playable() -> list[str]:
     return [name for name in PACKAGES if _load(name) is not None]
 
 
-def get_game(name: str) -> Game:
+def get_game(name: str) -> AnyGame:
     """The game called `name` on the command line."""
     if name not in PACKAGES:
         raise UnknownGame(f"unknown game {name!r}; known games: {', '.join(sorted(PACKAGES))}")
@@ -48,7 +49,7 @@ SEARCH_BOT = "mcts"
 """Every game's search bot (`engine/search.py`); `mcts:N` is the same bot with N playouts per decision."""
 
 
-def get_bot(game: Game, name: str) -> Bot:
+def get_bot(game: AnyGame, name: str) -> Bot:
     """A new bot of `game` called `name`: one of the game's own, or `mcts` / `mcts:BUDGET`."""
     if name == SEARCH_BOT or name.startswith(SEARCH_BOT + ":"):
         from engine.search import MctsBot  # loaded only when a search is asked for

@@ -23,40 +23,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from random import Random
 from typing import Any
 
-from engine.protocol import CHANCE_TO_MOVE, Bot, Game
+from engine.protocol import CHANCE_TO_MOVE, AnyGame, Bot, Tuning
+from events.base import IllegalAction
 
 FEWEST_WORLDS = 4
 """Worlds below which a paired comparison says nothing: the greedy bot's choice is played."""
 
 
-@dataclass(frozen=True, slots=True)
-class Tuning:
-    """How one game's decisions are searched and its playouts played and scored."""
-
-    budget: int = 50  # playouts per decision when `mcts` is asked for without a number
-    candidates: int = 6  # the greedy bot's best actions that are searched
-    policy: str = "greedy"  # the game's bot that plays the playouts
-    explore: float = 0.1  # its chance of playing a random legal action instead, so playouts differ
-    horizon: int = 30  # decisions played out before an unfinished game is scored
-    spread: float = 4.0  # points: a lead of this much at the end makes the chance to win e (2.7) times larger
-    blend: float = 0.5  # the weight of that chance against the share of a finished game's victory
-    confidence: float = 1.0  # standard errors by which a candidate must beat the greedy bot's choice to be played
-
-
-TUNING: dict[str, Tuning] = {
-    # Chosen with bench/mcts_vs_greedy.py: the cheapest settings found that beat greedy by a clear margin.
-    "motto": Tuning(budget=50, horizon=60, spread=3.0),
-    "moirai": Tuning(budget=40, horizon=16, spread=4.0, confidence=0.5),
-    "moorea": Tuning(budget=30, explore=0.0, horizon=40, spread=8.0),
-    "stones-of-fate": Tuning(budget=40, horizon=16, spread=3.0),
-}
-
-
-def step(game: Game, state: Any, action: Any, rng: Random) -> Any:
+def step(game: AnyGame, state: Any, action: Any, rng: Random) -> Any:
     """The state after a legal `action` and the chance events that follow it, unchecked (playouts only play
     actions that `legal_actions` offered)."""
     apply = game.apply
@@ -67,7 +44,7 @@ def step(game: Game, state: Any, action: Any, rng: Random) -> Any:
     return state
 
 
-def shares(game: Game, state: Any) -> list[float]:
+def shares(game: AnyGame, state: Any) -> list[float]:
     """Each seat's share of the victory in a finished game (a shared victory is split)."""
     winners = game.winners(state)
     out = [0.0] * len(game.scores(state))
@@ -87,9 +64,9 @@ def score_chances(scores: Sequence[float], spread: float) -> list[float]:
 class MctsBot:
     """Searches each decision with `budget` playouts; decides from its seat's view only."""
 
-    def __init__(self, game: Game, budget: int | None = None, tuning: Tuning | None = None) -> None:
+    def __init__(self, game: AnyGame, budget: int | None = None, tuning: Tuning | None = None) -> None:
         self.game = game
-        self.tuning = tuning or TUNING.get(game.name, Tuning())
+        self.tuning = tuning or game.search
         self.budget = budget or self.tuning.budget
         self.ranker: Bot = game.bots["greedy"]()
         self.policy: Bot = game.bots[self.tuning.policy]()
@@ -100,6 +77,8 @@ class MctsBot:
         if len(legal) == 1:
             return legal[0]
         seat = self.game.to_move(view)
+        if seat is None or seat == CHANCE_TO_MOVE:
+            raise IllegalAction("the search bot decides for the seat to move, and no seat is to move here")
         alive = self.candidates(view, legal, Random(rng.getrandbits(64)))
         rewards: list[list[float]] = [[] for _ in alive]  # per candidate, one reward per world; worlds are shared
         rounds = max(1, math.ceil(math.log2(len(alive))))
@@ -119,7 +98,8 @@ class MctsBot:
 
     def candidates(self, view: Any, legal: Sequence[Any], rng: Random) -> list[Any]:
         """The greedy bot's best few legal actions, best first."""
-        left, out = list(legal), []
+        left: list[Any] = list(legal)
+        out: list[Any] = []
         while left and len(out) < self.tuning.candidates:
             best = self.ranker.choose(view, left, rng)
             out.append(best)

@@ -50,6 +50,23 @@ class Payload:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GameStarted(Payload):
+    """The base of every game's first event: the seats in turn order (seat 0 moves first) and the seed of the chance
+    the log does not fix (None in a hand-written log, where import draws one). Each game's subclass adds its own
+    fields after these and keeps its own `TYPE`."""
+
+    players: tuple[PlayerName, ...]
+    seed: Seed | None = None
+
+
+def started(payload: Payload) -> GameStarted:
+    """`payload` as the first event of a game, which every game's rules require to be its `GameStarted`."""
+    if not isinstance(payload, GameStarted):
+        raise MalformedEvent(f"a game begins with its started event, not {payload.TYPE}")
+    return payload
+
+
 @dataclass(frozen=True, slots=True)
 class Event:
     """A numbered fact of one game: seq counts from 1 without gaps; turn 0 is the setup."""

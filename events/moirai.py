@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from events.base import Payload, PlayerName, Seed
+from events import base
+from events.base import Payload
 from events.registry import register
 
 Placement = tuple[int, str, int]
@@ -14,7 +15,7 @@ Placement = tuple[int, str, int]
 
 @register
 @dataclass(frozen=True, slots=True, kw_only=True)
-class GameStarted(Payload):
+class GameStarted(base.GameStarted):
     """Setup (M1): seats in turn order (seat 0 starts), the seed of later chance, the shuffled deck if known.
 
     A log written at a real table leaves out the deck (its order is unknown) and may leave out the seed.
@@ -22,8 +23,6 @@ class GameStarted(Payload):
 
     TYPE = "moirai.started"
     BY_CHANCE = True
-    players: tuple[PlayerName, ...]
-    seed: Seed | None = None
     deck: tuple[int, ...] | None = None
 
 

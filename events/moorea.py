@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from events.base import Payload, PlayerName, Seed
+from events import base
+from events.base import Payload
 from events.registry import register
 
 Card = str
@@ -18,7 +19,7 @@ Card = str
 
 @register
 @dataclass(frozen=True, slots=True, kw_only=True)
-class GameStarted(Payload):
+class GameStarted(base.GameStarted):
     """Setup (R3): seats in turn order (seat 0 starts), the seed of later chance, the shuffled orders if known.
 
     `deck` is the 75 commodity cards top first; `pile` the product cards in play, top first (pile I over pile II).
@@ -27,8 +28,6 @@ class GameStarted(Payload):
 
     TYPE = "moorea.started"
     BY_CHANCE = True
-    players: tuple[PlayerName, ...]
-    seed: Seed | None = None
     deck: tuple[Card, ...] | None = None
     pile: tuple[Card, ...] | None = None
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from events.base import Payload, PlayerName, Seed
+from events import base
+from events.base import Payload
 from events.registry import register
 
 Card = str
@@ -12,7 +13,7 @@ Card = str
 
 @register
 @dataclass(frozen=True, slots=True, kw_only=True)
-class GameStarted(Payload):
+class GameStarted(base.GameStarted):
     """Setup (T3): seats in turn order (seat 0 starts), the seed of later chance, the shuffled deck if known.
 
     A log written at a real table leaves out the deck (its order is unknown) and may leave out the seed: import
@@ -21,8 +22,6 @@ class GameStarted(Payload):
 
     TYPE = "motto.started"
     BY_CHANCE = True
-    players: tuple[PlayerName, ...]
-    seed: Seed | None = None
     deck: tuple[Card, ...] | None = None
 
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from events.base import Payload, PlayerName, Seed
+from events import base
+from events.base import Payload
 from events.registry import register
 
 Card = str
@@ -17,7 +18,7 @@ Card = str
 
 @register
 @dataclass(frozen=True, slots=True, kw_only=True)
-class GameStarted(Payload):
+class GameStarted(base.GameStarted):
     """S3: seats in turn order (seat 0 starts), the seed of later chance, the shuffled draw deck (top first) if known.
 
     A log written at a real table leaves out the deck (its order is unknown) and may leave out the seed.
@@ -25,8 +26,6 @@ class GameStarted(Payload):
 
     TYPE = "stones-of-fate.started"
     BY_CHANCE = True
-    players: tuple[PlayerName, ...]
-    seed: Seed | None = None
     deck: tuple[Card, ...] | None = None
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from engine.play import Step, act, chance_rng, record, start
 from engine.protocol import Game
-from events.base import IllegalAction, LoomError, MalformedEvent
+from events.base import GameStarted, IllegalAction, LoomError, MalformedEvent, started
 from events.parsing import parse_event
 from events.registry import payload_class
 from replay import queries
@@ -52,7 +52,7 @@ def table_game(game: Game, events: Sequence[Any], bots: Sequence[str | None] | N
     if not events:
         raise MalformedEvent(f"a game from a table begins with its {game.name}.started event")
     played = checked_events(game, game.blank(), events, 0)
-    players = played.steps[0].payload.players  # type: ignore[attr-defined]  # every game's first event seats them
+    players = started(played.steps[0].payload).players
     labels = list(bots) if bots is not None else [None] * len(players)
     if len(labels) != len(players):
         raise IllegalAction(f"{len(labels)} bot labels for {len(players)} players")
@@ -65,7 +65,7 @@ def _new_game(game: Game, seats: Sequence[Seat], steps: list[Step], state: Any) 
         game=game.name,
         seats=list(seats),
         source=SOURCE,
-        seed=getattr(steps[0].payload, "seed", 0) or 0,
+        seed=started(steps[0].payload).seed or 0,
         rules_version=game.rules_version,
         events=event_rows(steps, 0),
         status=status,
@@ -118,9 +118,9 @@ def _checked(game: Game, state: Any, data: Any, seq: int, *, first: bool) -> tup
     # Every field is checked against its type by the parser `logs import` uses, so anything else the rules raise
     # is a bug of the rules, not the client's error.
     envelope, payload = parse_event(data, game.name)
-    if first and getattr(payload, "seed", 0) is None:
+    if first and isinstance(payload, GameStarted) and payload.seed is None:
         # As import does: the seed from which a continuation samples the cards the table did not name.
-        payload = replace(payload, seed=SystemRandom().getrandbits(48))  # type: ignore[call-arg]
+        payload = replace(payload, seed=SystemRandom().getrandbits(48))
     state, step = record(game, state, payload)
     disagreement = envelope.disagreement(seq, step.turn, step.actor)
     if disagreement is not None:

@@ -19,7 +19,7 @@ import orjson
 from engine.play import Step, record
 from engine.protocol import Game
 from engine.registry import get_game
-from events.base import MAX_DEPTH, MAX_LINE, MAX_TEXT, LoomError
+from events.base import MAX_DEPTH, MAX_LINE, MAX_TEXT, GameStarted, LoomError, started
 from events.fields import shown
 from events.parsing import parse_event
 from replay.facts import FactTaker
@@ -117,8 +117,8 @@ def _event(reading: _Reading, data: dict[str, Any], number: int) -> None:
     game = reading.game
     try:
         envelope, payload = parse_event(data, game.name)
-        if not reading.steps and getattr(payload, "seed", 0) is None:
-            payload = replace(payload, seed=SystemRandom().getrandbits(48))  # type: ignore[call-arg]
+        if not reading.steps and isinstance(payload, GameStarted) and payload.seed is None:
+            payload = replace(payload, seed=SystemRandom().getrandbits(48))
         before = reading.state
         reading.state, step = record(game, before, payload)
         if step.actor is not None:  # in a log, each seat event is one decision
@@ -138,7 +138,8 @@ def _finish(reading: _Reading) -> NewGame:
     game, steps, state = reading.game, reading.steps, reading.state
     if not steps:
         raise LogError(f"line {reading.line}: the game has no events")
-    seats = steps[0].payload.players  # type: ignore[attr-defined]  # every game's first event seats the players
+    opening = started(steps[0].payload)
+    seats = opening.players
     bots = reading.bots if reading.bots is not None else [None] * len(seats)
     if len(bots) != len(seats):
         raise LogError(f"line {reading.line}: bots names {len(bots)} seats, but the game has {len(seats)} players")
@@ -147,7 +148,7 @@ def _finish(reading: _Reading) -> NewGame:
         game=game.name,
         seats=[Seat(name, bot) for name, bot in zip(seats, bots)],
         source="imported",
-        seed=getattr(steps[0].payload, "seed", 0) or 0,
+        seed=opening.seed or 0,
         rules_version=game.rules_version,
         events=event_rows(steps, 0),
         status=status,

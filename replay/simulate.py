@@ -9,7 +9,7 @@ from random import Random
 from engine.play import chance_rng, first_player, play_out, seated, start
 from engine.protocol import Game
 from engine.registry import get_bot, get_game
-from events.base import LoomError
+from events.base import LoomError, started
 from replay.facts import FactTaker
 from replay.projections import result_rows
 from replay.recorder import event_rows, status_of
@@ -42,7 +42,7 @@ def simulate_one(game: Game, bots: Sequence[str], seed: str) -> NewGame:
     order = seated(list(enumerate(bots)), first)
     players = [f"{bot} {k + 1}" for k, bot in order]
     state, steps = start(game, players, rng)
-    recorded_seed = getattr(steps[0].payload, "seed", 0)
+    recorded_seed = started(steps[0].payload).seed or 0
     agents = {seat: get_bot(game, bot) for seat, (_, bot) in enumerate(order)}
     bot_rngs = {seat: Random(f"loom/bot/{recorded_seed}/{seat}") for seat in agents}
     setup = len(steps)

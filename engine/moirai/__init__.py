@@ -1,18 +1,37 @@
 """Moirai: weave lives on a loom under the three Moirai's objectives."""
 
-from engine.binding import bind_game
 from engine.bots import RandomBot
-from engine.moirai import facts, render, rules
+from engine.moirai import actions, determinize, facts, render, rules, score
+from engine.moirai.actions import Action
 from engine.moirai.bots import GreedyBot
 from engine.moirai.cards import MAX_PLAYERS, MIN_PLAYERS
-from engine.moirai.rules import MoiraiState
+from engine.moirai.state import MoiraiState
+from engine.protocol import Game, Tuning
 
-GAME = bind_game(
+GAME: Game[MoiraiState, Action] = Game(
     name="moirai",
     title="Moirai",
-    modules=(rules, facts, render),
-    state_type=MoiraiState,
-    bots={"random": RandomBot, "greedy": GreedyBot},
     min_players=MIN_PLAYERS,
     max_players=MAX_PLAYERS,
+    state_type=MoiraiState,
+    bots={"random": RandomBot, "greedy": GreedyBot},
+    setup=rules.setup,
+    check=rules.check,
+    apply=rules.apply,
+    to_move=rules.to_move,
+    next_turn=rules.next_turn,
+    legal_actions=actions.legal_actions,
+    resolve=actions.resolve,
+    chance=actions.chance,
+    view=rules.view,
+    determinize=determinize.determinize,
+    scores=score.scores,
+    winners=score.winners,
+    breakdown=score.breakdown,
+    facts=facts.facts,
+    describe=render.describe,
+    parse_action=actions.parse_action,
+    action_json=actions.action_json,
+    search=Tuning(budget=40, horizon=16, spread=4.0, confidence=0.5),
+    report=("objectives",),  # its sources are its objectives, drawn by their own figure
 )

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from engine.moirai.cards import CLOSE, OPEN, UP
-from engine.moirai.scoring import Loom
+from engine.moirai.state import Loom
 from events.moirai import Placement
 
 ALL_DOWN_CANDIDATES = 4

@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from random import Random
 
-from engine.moirai.rules import Draw, Keep, MoiraiState, Take, place
-from engine.moirai.scoring import Loom, score_table
+from engine.moirai.actions import Draw, Keep, Take
+from engine.moirai.rules import place
+from engine.moirai.score import score_table
+from engine.moirai.state import Loom, MoiraiState
 
 CARD_WORTH = 0.4
 """A face-up card is worth a little on its own: it lengthens lives and keeps options for later objectives."""

@@ -1,4 +1,4 @@
-"""Moirai's life cards and Moira objectives, built from `components.toml` and `objectives.toml` (M1, M2)."""
+"""Moirai's life cards and Moira objectives, built from `cards.toml` and `objectives.toml` (M1, M2)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ def _load(name: str) -> dict[str, Any]:
         return tomllib.load(file)
 
 
-COMPONENTS = _load("components.toml")
+COMPONENTS = _load("cards.toml")
 CARDS: int = COMPONENTS["cards"]
 COLOURS: tuple[str, ...] = tuple(COMPONENTS["colours"])
 DRAW: int = COMPONENTS["draw"]

@@ -9,9 +9,11 @@ from rich.table import Table
 from rich.text import Text
 
 from engine.moirai.cards import COLOURS, OBJECTIVES, UP, colour
-from engine.moirai.rules import MoiraiState, breakdown, scores, to_move
-from engine.moirai.scoring import Life
+from engine.moirai.rules import to_move
+from engine.moirai.score import breakdown, scores
+from engine.moirai.state import Life, MoiraiState
 from engine.moves import Move, only_type
+from engine.presentation import Presentation
 from engine.protocol import CHANCE_TO_MOVE, HIDDEN
 
 STYLES = {"green": "bold green", "blue": "bold blue", "purple": "bold magenta", "red": "bold red"}
@@ -123,3 +125,6 @@ def public_move(move: Move) -> Move:
         card, how, life = place
         return {"type": "keep", "place": [card if how == UP else None, how, life]}
     return dict(move) if kind in ("draw", "take") else only_type(move)
+
+
+PRESENTATION: Presentation[MoiraiState] = Presentation(render=render, public_move=public_move)

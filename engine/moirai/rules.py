@@ -1,37 +1,20 @@
-"""Moirai, rulings M1-M17: setup, the two options with every placement rule, the end, and the score.
+"""Moirai, rulings M1-M17: setup, the events of the two options with every placement rule, and the end.
 
 Reads top to bottom like the rulebook. Life cards are their numbers 0..79. A seat's loom is a tuple of lives, each
 `(start, cards, close)`: the face-down starting card, the face-up cards in the order placed, and the face-down
-closing card (None while the life is open). Lives are numbered from 1 for people (the setup life is life 1).
-"""
+closing card (None while the life is open). Lives are numbered from 1 for people (the setup life is life 1)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from random import Random
 from typing import Any
 
 from engine.cards import contains_all, without_all
-from engine.moirai.arrangements import pile_arrangements, single_placements
-from engine.moirai.cards import (
-    CHOICES,
-    COLOURS,
-    DRAW,
-    FULL_DECK,
-    HOWS,
-    MAX_PLAYERS,
-    MIN_PLAYERS,
-    OPEN,
-    UP,
-    card,
-    colour,
-    pile,
-)
-from engine.moirai.scoring import Life, Loom, cut_short, score_table
+from engine.dispatch import event_rules
+from engine.moirai.cards import CHOICES, DRAW, FULL_DECK, HOWS, MAX_PLAYERS, MIN_PLAYERS, OPEN, UP, card, colour, pile
+from engine.moirai.state import Life, Loom, MoiraiState, replace
 from engine.protocol import CHANCE_TO_MOVE, HIDDEN
-from engine.state import evolver
-from engine.unseen import fill, rest, shuffled, unseen
 from events.base import IllegalAction, Payload
 from events.moirai import (
     CardKept,
@@ -43,56 +26,6 @@ from events.moirai import (
     StartsDealt,
     StartsRevealed,
 )
-
-# --- State ----------------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class MoiraiState:
-    """A Moirai position. In a seat's view, the cards it cannot see are HIDDEN."""
-
-    players: tuple[str, ...] = ()
-    seed: int = 0
-    objectives: tuple[int, ...] = ()  # M2: the Clotho, Lachesis and Atropos objectives in play
-    dealt: bool = False
-    deck: tuple[int, ...] = ()  # top first when `deck_ordered`; otherwise every card nobody has named yet, sorted
-    deck_ordered: bool = False
-    deck_left: int = len(FULL_DECK)  # cards still in the deck
-    piles: tuple[tuple[int, ...], ...] = ((),) * len(COLOURS)  # M4: one public pile per colour, oldest first
-    looms: tuple[Loom, ...] = ()
-    public_down: tuple[int, ...] = ()  # M9: face-down cards that came from a pile, known to everyone
-    drawn: tuple[int, ...] = ()  # option 1's cards, seen by the drawer only, until one is kept
-    revealed: bool = False  # the setup starting cards are turned up for scoring: the game is over
-    turn: int = 0  # turns begun so far
-    seat: int = 0  # the seat to move (or whose turn comes next)
-
-
-replace = evolver(MoiraiState)
-
-
-# Actions: what a player decides. The events they produce name the cards.
-@dataclass(frozen=True, slots=True)
-class Draw:
-    """Option 1, first half: draw up to three cards."""
-
-
-@dataclass(frozen=True, slots=True)
-class Keep:
-    """Option 1, second half: keep one drawn card and place it."""
-
-    placement: Placement
-
-
-@dataclass(frozen=True, slots=True)
-class Take:
-    """Option 2: take the pile of colour `pile` and place all of it, in this order."""
-
-    pile: int
-    placed: tuple[Placement, ...]
-
-
-Action = Draw | Keep | Take
-
 
 # --- Setup (M1-M4) --------------------------------------------------------------------------------------------------
 
@@ -327,27 +260,7 @@ def _revealed(state: MoiraiState, event: StartsRevealed) -> MoiraiState:
     return replace(state, looms=looms, revealed=True, deck=without_all(state.deck, unknown))  # type: ignore[arg-type]
 
 
-# --- Score (M12-M17) ------------------------------------------------------------------------------------------------
-
-
-def breakdown(state: MoiraiState) -> list[dict[str, int]]:
-    """Per seat, the points of each objective in play: {"clotho 2": 4, "lachesis 6": 8, "atropos 12": 7}."""
-    return score_table(state.objectives, state.looms)
-
-
-def scores(state: MoiraiState) -> list[int]:
-    """M12-M16: the sum of the three objectives in play."""
-    return [sum(row.values()) for row in breakdown(state)]
-
-
-def winners(state: MoiraiState) -> list[int]:
-    """M17: the highest total; a tie goes to the most cut-short lives; still tied, a shared victory."""
-    ranks = [(points, len(cut_short(loom))) for points, loom in zip(scores(state), state.looms)]
-    best = max(ranks, default=(0, 0))
-    return [seat for seat, rank in enumerate(ranks) if rank == best]
-
-
-# --- Who acts, what they may do, and how it becomes events -----------------------------------------------------------
+# --- Who acts --------------------------------------------------------------------------------------------------------
 
 
 def to_move(state: MoiraiState) -> int | None:
@@ -366,85 +279,27 @@ def next_turn(state: MoiraiState, by_chance: bool) -> int:
     return state.turn if by_chance or state.drawn else state.turn + 1
 
 
-def legal_actions(state: MoiraiState) -> list[Action]:
-    """M7, M8: after a draw, every placement of every drawn card; otherwise draw (while the deck lasts), then, pile
-    by pile, the arrangements of `arrangements.pile_arrangements` (all of them for a one-card pile; for a larger
-    pile a bounded, deterministic family: see there). `check` accepts any other legal arrangement too."""
-    if to_move(state) in (None, CHANCE_TO_MOVE):
-        return []
-    loom = state.looms[state.seat]
-    if state.drawn:
-        return [Keep(p) for c in sorted(state.drawn) for p in single_placements(loom, c)]
-    actions: list[Action] = [Draw()] if state.deck_left else []
-    for c, cards in enumerate(state.piles):
-        if cards:
-            actions.extend(Take(c, placed) for placed in pile_arrangements(loom, cards))
-    return actions
+# --- Checking and applying events ------------------------------------------------------------------------------------
 
 
-def resolve(state: MoiraiState, action: Action, rng: Random) -> list[Payload]:
-    """The event of the seat's action; a draw names the top cards (or, deck order unknown, unseen cards by rng)."""
-    match action:
-        case Draw():
-            count = min(DRAW, state.deck_left)
-            if not count:
-                raise IllegalAction("the deck is empty: the game is over (M11)")
-            drawn = state.deck[:count] if state.deck_ordered else tuple(rng.sample(state.deck, count))
-            return [CardsDrawn(cards=drawn)]
-        case Keep(placement=placed):
-            return [CardKept(placed=(placed,))]
-        case Take(pile=taken, placed=placed):
-            return [PileTaken(pile=COLOURS[taken], placed=placed)]
-    raise IllegalAction(f"{action!r} is not a Moirai action")
-
-
-def chance(state: MoiraiState, rng: Random) -> Payload:
-    """Whatever setup a table log left out (objectives, the deal), or the final reveal of the starting cards."""
-    if not state.objectives:
-        return ObjectivesDrawn(objectives=tuple(rng.choice(ids) for ids in CHOICES))  # type: ignore[arg-type]
-    if not state.dealt:
-        return StartsDealt(starts=state.deck[: len(state.players)] if state.deck_ordered else None)
-    unknown = rng.sample(state.deck, sum(loom[0][0] == HIDDEN for loom in state.looms))
-    starts = tuple(unknown.pop() if loom[0][0] == HIDDEN else loom[0][0] for loom in state.looms)
-    return StartsRevealed(starts=starts)
-
-
-_CHECKS: dict[type, Any] = {
-    GameStarted: _check_started,
-    ObjectivesDrawn: _check_objectives,
-    StartsDealt: _check_dealt,
-    CardsDrawn: _check_drew,
-    CardKept: _check_kept,
-    PileTaken: _check_took,
-    StartsRevealed: _check_revealed,
-}
-_APPLY: dict[type, Any] = {
-    GameStarted: _started,
-    ObjectivesDrawn: _objectives,
-    StartsDealt: _dealt,
-    CardsDrawn: _drew,
-    CardKept: _kept,
-    PileTaken: _took,
-    StartsRevealed: _revealed,
-}
 _SETUP = (GameStarted, ObjectivesDrawn, StartsDealt)
 
-
-def check(state: MoiraiState, event: Payload) -> None:
-    """Raise IllegalAction if `event` cannot come next."""
-    if type(event) not in _CHECKS:
-        raise IllegalAction(f"{event.TYPE} is not a Moirai event")
-    stage = 0 if not state.players else 1 if not state.objectives else 2 if not state.dealt else 3
-    if stage < 3 and type(event) is not _SETUP[stage]:
-        raise IllegalAction(f"a Moirai game begins with {', then '.join(e.TYPE for e in _SETUP)}")
-    if state.revealed:
-        raise IllegalAction("the game is over")
-    _CHECKS[type(event)](state, event)
-
-
-def apply(state: MoiraiState, event: Payload) -> MoiraiState:
-    """The state after a checked event."""
-    return _APPLY[type(event)](state, event)  # type: ignore[no-any-return]
+check, apply = event_rules(
+    MoiraiState,
+    "Moirai",
+    {
+        GameStarted: (_check_started, _started),
+        ObjectivesDrawn: (_check_objectives, _objectives),
+        StartsDealt: (_check_dealt, _dealt),
+        CardsDrawn: (_check_drew, _drew),
+        CardKept: (_check_kept, _kept),
+        PileTaken: (_check_took, _took),
+        StartsRevealed: (_check_revealed, _revealed),
+    },
+    setup=[(event, f"a Moirai game begins with {', then '.join(e.TYPE for e in _SETUP)}") for event in _SETUP],
+    setup_done=lambda state: 0 if not state.players else 1 if not state.objectives else 2 if not state.dealt else 3,
+    over=lambda state, event: state.revealed,
+)
 
 
 # --- Hidden information (M3, M9) ------------------------------------------------------------------------------------
@@ -470,78 +325,8 @@ def view(state: MoiraiState, seat: int) -> MoiraiState:
     return replace(state, looms=looms, drawn=drawn, deck=(HIDDEN,) * len(state.deck), seed=HIDDEN)
 
 
-def determinize(state: MoiraiState, seat: int | None, rng: Random) -> MoiraiState:
-    """A full position consistent with what `seat` sees in `state` (its view): every card hidden from it (face-down
-    cards, others' drawn cards, the deck) dealt at random from the cards it has not seen. A table log's setup starting
-    cards, which nobody knows, stay unknown. With `seat` None, `state` is a full position and only what nobody has
-    seen (the setup starting cards, the deck's order) is drawn anew."""
-    if seat is None:
-        return _redeal_setup_and_deck(state, rng)
-    seen = [c for loom in state.looms for start, ups, close in loom for c in (start, *ups, close) if c is not None]
-    seen += [c for pile_cards in state.piles for c in pile_cards] + list(state.drawn)
-    cards = shuffled(unseen(FULL_DECK, seen), rng)
-    # A table log without the starting cards keeps them unknown: its deck is then every card not yet named.
-    keep_setup = not state.deck_ordered and len(state.deck) > state.deck_left and not state.revealed
-    looms = tuple(
-        tuple(_dealt_into(life, index == 0 and keep_setup, cards) for index, life in enumerate(loom))
-        for loom in state.looms
-    )
-    drawn = fill(state.drawn, cards)
-    deck = rest(cards, len(state.deck), state.deck_ordered, rng)
-    return replace(state, looms=looms, drawn=drawn, deck=deck, seed=rng.getrandbits(48))
-
-
-def _dealt_into(life: Life, keep_start: bool, cards: list[int]) -> Life:
-    start, ups, close = life
-    if start == HIDDEN and not keep_start:
-        start = cards.pop()
-    return (start, ups, cards.pop() if close == HIDDEN else close)
-
-
-def _redeal_setup_and_deck(state: MoiraiState, rng: Random) -> MoiraiState:
-    """The setup starting cards nobody has seen and the deck, shuffled together and dealt again."""
-    if state.revealed or not state.dealt:
-        return state
-    starts = [loom[0][0] for loom in state.looms]
-    cards = shuffled([*state.deck, *(c for c in starts if c != HIDDEN)], rng)
-    looms = tuple(
-        loom if start == HIDDEN else ((cards.pop(), *loom[0][1:]),) + loom[1:]
-        for start, loom in zip(starts, state.looms)
-    )
-    return replace(state, looms=looms, deck=rest(cards, len(state.deck), state.deck_ordered, rng))
-
-
 # --- Helpers --------------------------------------------------------------------------------------------------------
 
 
 def _set(row: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
     return row[:index] + (value,) + row[index + 1 :]
-
-
-def _placements(raw: object) -> tuple[Placement, ...]:
-    if not isinstance(raw, list | tuple):
-        raise IllegalAction(f"expected a list of placements [card, how, life], got {raw!r}")
-    return tuple(placement(p) for p in raw)
-
-
-def parse_action(data: Any) -> Action:
-    """An action from JSON: {"type": "draw"}, {"type": "keep", "place": [29, "up", 2]},
-    {"type": "take", "pile": "green", "place": [[4, "open", 3], [8, "up", 3]]}."""
-    kind = data.get("type") if isinstance(data, dict) else None
-    if kind == "draw":
-        return Draw()
-    if kind == "keep":
-        return Keep(placement(data.get("place")))
-    if kind == "take":
-        return Take(pile(data.get("pile")), _placements(data.get("place")))
-    raise IllegalAction(f"{data!r} is not a Moirai action; use draw, keep or take")
-
-
-def action_json(action: Action) -> dict[str, Any]:
-    """The JSON form of an action."""
-    match action:
-        case Keep(placement=placed):
-            return {"type": "keep", "place": list(placed)}
-        case Take(pile=taken, placed=placed):
-            return {"type": "take", "pile": COLOURS[taken], "place": [list(p) for p in placed]}
-    return {"type": "draw"}

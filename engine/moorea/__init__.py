@@ -1,18 +1,37 @@
 """Moorea: draw commodities, trade them for products, tools and stores, and score at the end (rulings R1-R11)."""
 
-from engine.binding import bind_game
 from engine.bots import RandomBot
-from engine.moorea import actions, facts, render, rules, score
+from engine.moorea import actions, determinize, facts, render, rules, score
+from engine.moorea.actions import Action
 from engine.moorea.bots import GreedyBot
 from engine.moorea.cards import MAX_PLAYERS, MIN_PLAYERS
 from engine.moorea.state import MooreaState
+from engine.protocol import Game, Tuning
 
-GAME = bind_game(
+GAME: Game[MooreaState, Action] = Game(
     name="moorea",
     title="Moorea",
-    modules=(rules, actions, score, facts, render),
-    state_type=MooreaState,
-    bots={"random": RandomBot, "greedy": GreedyBot},
     min_players=MIN_PLAYERS,
     max_players=MAX_PLAYERS,
+    state_type=MooreaState,
+    bots={"random": RandomBot, "greedy": GreedyBot},
+    setup=rules.setup,
+    check=rules.check,
+    apply=rules.apply,
+    to_move=rules.to_move,
+    next_turn=rules.next_turn,
+    legal_actions=actions.legal_actions,
+    resolve=actions.resolve,
+    chance=actions.chance,
+    view=rules.view,
+    determinize=determinize.determinize,
+    scores=score.scores,
+    winners=score.winners,
+    breakdown=score.breakdown,
+    facts=facts.facts,
+    describe=render.describe,
+    parse_action=actions.parse_action,
+    action_json=actions.action_json,
+    search=Tuning(budget=30, explore=0.0, horizon=40, spread=8.0),
+    report=("points-by-source", "products"),
 )

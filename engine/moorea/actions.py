@@ -1,13 +1,16 @@
-"""What a Moorea seat may do (a bounded, deterministic set for bots; `rules.check` accepts any legal action) and the
-JSON form of actions."""
+"""Moorea's actions: what a seat may do (a bounded, deterministic set for bots; `rules.check` accepts any legal
+action), the events an action and chance become, and the JSON form of actions."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from itertools import combinations
+from random import Random
 from typing import Any
 
 from engine.moorea import payments as pay
 from engine.moorea.cards import (
+    CARDS,
     COMMODITIES,
     HAND_CARDS,
     NET,
@@ -22,25 +25,71 @@ from engine.moorea.cards import (
     tool,
 )
 from engine.moorea.rules import to_move
-from engine.moorea.state import (
-    DISCARD,
-    DRAW,
-    SECOND_DRAW,
-    Action,
-    Buy,
-    BuyTool,
-    Discard,
-    Draw,
-    DrawFaceUp,
-    Exchange,
-    Lay,
-    MooreaState,
-    Pass,
-    hand_limit,
-    phase,
-)
+from engine.moorea.state import DISCARD, DRAW, SECOND_DRAW, MooreaState, hand_limit, phase
 from engine.protocol import CHANCE_TO_MOVE
-from events.base import IllegalAction
+from events.base import IllegalAction, Payload
+from events.moorea import (
+    CardDrawn,
+    CardsDiscarded,
+    CardsExchanged,
+    CardsLaid,
+    DiscardReshuffled,
+    FaceUpDrawn,
+    FaceUpRefilled,
+    ProductBought,
+    ProductLaidOut,
+    ToolBought,
+    TurnPassed,
+)
+
+
+# Actions: what a player decides. The events they produce name the cards.
+@dataclass(frozen=True, slots=True)
+class Draw:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class DrawFaceUp:
+    card: int
+
+
+@dataclass(frozen=True, slots=True)
+class Pass:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Exchange:
+    paid: tuple[int, int]
+    card: int
+
+
+@dataclass(frozen=True, slots=True)
+class Buy:
+    product: int
+    paid: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class BuyTool:
+    tool: int
+    paid: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Lay:
+    store: int
+    cards: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Discard:
+    cards: tuple[int, ...]
+
+
+Action = Draw | DrawFaceUp | Pass | Exchange | Buy | BuyTool | Lay | Discard
+
 
 N_COMMODITIES = len(COMMODITIES)
 
@@ -152,3 +201,46 @@ def action_json(action: Action) -> dict[str, Any]:
         case Discard(cards=cards):
             return {"type": "discard", "cards": list(names(cards))}
     return {"type": "draw"}
+
+
+# --- From an action to its events ----------------------------------------------------------------------------------
+
+
+def chance(state: MooreaState, rng: Random) -> Payload:
+    """R4: reshuffle an empty deck; R5: refill the face-up commodities, then the layout (pile I first)."""
+    if not state.deck and state.discard:
+        order = list(state.discard)
+        rng.shuffle(order)
+        return DiscardReshuffled(deck=names(tuple(order)))
+    if len(state.face_up) < CARDS.face_up and state.deck:
+        drawn = state.deck[0] if state.deck_ordered else rng.choice(state.deck)
+        return FaceUpRefilled(card=HAND_CARDS[drawn])
+    if state.pile_ordered:
+        return ProductLaidOut(product=PRODUCTS[state.pile[0]].id)
+    first = [p for p in state.pile if PRODUCTS[p].pile == 0]
+    return ProductLaidOut(product=PRODUCTS[rng.choice(first or list(state.pile))].id)
+
+
+def resolve(state: MooreaState, action: Action, rng: Random) -> list[Payload]:
+    """The event of the seat's action; a face-down draw names the top card (or, order unknown, one drawn by rng)."""
+    match action:
+        case Draw():
+            if not state.deck:
+                raise IllegalAction("the commodity deck is empty")
+            drawn = state.deck[0] if state.deck_ordered else rng.choice(state.deck)
+            return [CardDrawn(card=HAND_CARDS[drawn])]
+        case DrawFaceUp(card=card):
+            return [FaceUpDrawn(card=HAND_CARDS[card])]
+        case Pass():
+            return [TurnPassed()]
+        case Exchange(paid=paid, card=card):
+            return [CardsExchanged(paid=names(paid), card=HAND_CARDS[card])]  # type: ignore[arg-type]
+        case Buy(product=bought, paid=paid):
+            return [ProductBought(product=PRODUCTS[bought].id, paid=names(paid))]
+        case BuyTool(tool=kind, paid=paid):
+            return [ToolBought(tool=TOOL_KINDS[kind], paid=names(paid))]
+        case Lay(store=store, cards=cards):
+            return [CardsLaid(store=PRODUCTS[store].id, cards=names(cards))]
+        case Discard(cards=cards):
+            return [CardsDiscarded(cards=names(cards))]
+    raise IllegalAction(f"{action!r} is not a Moorea action")

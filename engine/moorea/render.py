@@ -14,6 +14,7 @@ from engine.moorea.rules import to_move
 from engine.moorea.score import breakdown, scores
 from engine.moorea.state import DRAW, PHASES, MooreaState, phase
 from engine.moves import Move, only_type
+from engine.presentation import Presentation
 from engine.protocol import CHANCE_TO_MOVE, HIDDEN
 
 STYLES = {
@@ -169,3 +170,6 @@ def public_move(move: Move) -> Move:
     and every card a move gives up is shown: paid and discarded commodities go to the public discard pile,
     intermediate products out of the game, laid cards to a store (R5, R8, R9)."""
     return dict(move) if move.get("type") in PUBLIC_MOVES else only_type(move)
+
+
+PRESENTATION: Presentation[MooreaState] = Presentation(render=render, public_move=public_move)

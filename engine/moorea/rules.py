@@ -17,6 +17,7 @@ from random import Random
 from typing import Any
 
 from engine.cards import contains_all, with_sorted, without, without_all
+from engine.dispatch import event_rules
 from engine.moorea import payments as pay
 from engine.moorea.cards import (
     CARDS,
@@ -29,7 +30,6 @@ from engine.moorea.cards import (
     NET,
     PRODUCTS,
     SPEAR,
-    TOOL_KINDS,
     commodity,
     hand_cards,
     in_game,
@@ -37,7 +37,6 @@ from engine.moorea.cards import (
     product,
     tool,
 )
-from engine.moorea.determinize import determinize  # noqa: F401  (beside `view`: the Game protocol's determinize)
 from engine.moorea.score import stalled
 from engine.moorea.state import (
     ACTION,
@@ -45,16 +44,7 @@ from engine.moorea.state import (
     DRAW,
     PHASES,
     SECOND_DRAW,
-    Action,
-    Buy,
-    BuyTool,
-    Discard,
-    Draw,
-    DrawFaceUp,
-    Exchange,
-    Lay,
     MooreaState,
-    Pass,
     hand_limit,
     limit_of,
     phase,
@@ -175,10 +165,7 @@ def _check_from_deck(state: MooreaState, drawn: list[int]) -> None:
     only the cards the event gave: one message whichever cards lie on top or wherever the others are."""
     if len(drawn) > len(state.deck):
         raise IllegalAction("the commodity deck is empty")
-    if state.deck_ordered:
-        possible = tuple(drawn) == state.deck[: len(drawn)]
-    else:
-        possible = contains_all(state.deck, drawn)
+    possible = tuple(drawn) == state.deck[: len(drawn)] if state.deck_ordered else contains_all(state.deck, drawn)
     if possible:
         return
     if len(drawn) == 1:
@@ -257,21 +244,6 @@ def _reshuffled(state: MooreaState, event: DiscardReshuffled) -> MooreaState:
     if event.deck is None:
         return replace(state, deck=tuple(sorted(state.discard)), deck_ordered=False, discard=())
     return replace(state, deck=tuple(commodity(c) for c in event.deck), deck_ordered=True, discard=())
-
-
-def chance(state: MooreaState, rng: Random) -> Payload:
-    """R4: reshuffle an empty deck; R5: refill the face-up commodities, then the layout (pile I first)."""
-    if not state.deck and state.discard:
-        order = list(state.discard)
-        rng.shuffle(order)
-        return DiscardReshuffled(deck=names(tuple(order)))
-    if len(state.face_up) < CARDS.face_up and state.deck:
-        drawn = state.deck[0] if state.deck_ordered else rng.choice(state.deck)
-        return FaceUpRefilled(card=HAND_CARDS[drawn])
-    if state.pile_ordered:
-        return ProductLaidOut(product=PRODUCTS[state.pile[0]].id)
-    first = [p for p in state.pile if PRODUCTS[p].pile == 0]
-    return ProductLaidOut(product=PRODUCTS[rng.choice(first or list(state.pile))].id)
 
 
 # --- A turn: the compulsory draw (R4) ------------------------------------------------------------------------------
@@ -472,7 +444,7 @@ def _end_turn(state: MooreaState, **changes: Any) -> MooreaState:
     return replace(ended, final_turns=seats) if stalled(ended) else ended
 
 
-# --- Who acts, what they may do, and how it becomes events -----------------------------------------------------------
+# --- Who acts --------------------------------------------------------------------------------------------------------
 
 
 def to_move(state: MooreaState) -> int | None:
@@ -493,77 +465,33 @@ def next_turn(state: MooreaState, by_chance: bool) -> int:
     return state.turn if by_chance else _turn_of(state)
 
 
-def resolve(state: MooreaState, action: Action, rng: Random) -> list[Payload]:
-    """The event of the seat's action; a face-down draw names the top card (or, order unknown, one drawn by rng)."""
-    match action:
-        case Draw():
-            if not state.deck:
-                raise IllegalAction("the commodity deck is empty")
-            drawn = state.deck[0] if state.deck_ordered else rng.choice(state.deck)
-            return [CardDrawn(card=HAND_CARDS[drawn])]
-        case DrawFaceUp(card=card):
-            return [FaceUpDrawn(card=HAND_CARDS[card])]
-        case Pass():
-            return [TurnPassed()]
-        case Exchange(paid=paid, card=card):
-            return [CardsExchanged(paid=names(paid), card=HAND_CARDS[card])]  # type: ignore[arg-type]
-        case Buy(product=bought, paid=paid):
-            return [ProductBought(product=PRODUCTS[bought].id, paid=names(paid))]
-        case BuyTool(tool=kind, paid=paid):
-            return [ToolBought(tool=TOOL_KINDS[kind], paid=names(paid))]
-        case Lay(store=store, cards=cards):
-            return [CardsLaid(store=PRODUCTS[store].id, cards=names(cards))]
-        case Discard(cards=cards):
-            return [CardsDiscarded(cards=names(cards))]
-    raise IllegalAction(f"{action!r} is not a Moorea action")
+# --- Checking and applying events ------------------------------------------------------------------------------------
 
 
-_CHECKS: dict[type, Any] = {
-    GameStarted: _check_started,
-    CardsDealt: _check_dealt,
-    CardDrawn: _check_drew,
-    FaceUpDrawn: _check_drew_face_up,
-    TurnPassed: _check_passed,
-    CardsExchanged: _check_exchanged,
-    ProductBought: _check_bought,
-    ToolBought: _check_bought_tool,
-    CardsLaid: _check_laid,
-    CardsDiscarded: _check_discarded,
-    FaceUpRefilled: _check_refilled,
-    ProductLaidOut: _check_laid_out,
-    DiscardReshuffled: _check_reshuffled,
-}
-_APPLY: dict[type, Any] = {
-    GameStarted: _started,
-    CardsDealt: _dealt,
-    CardDrawn: _drew,
-    FaceUpDrawn: _drew_face_up,
-    TurnPassed: _passed,
-    CardsExchanged: _exchanged,
-    ProductBought: _bought,
-    ToolBought: _bought_tool,
-    CardsLaid: _laid,
-    CardsDiscarded: _discarded,
-    FaceUpRefilled: _refilled,
-    ProductLaidOut: _laid_out,
-    DiscardReshuffled: _reshuffled,
-}
-
-
-def check(state: MooreaState, event: Payload) -> None:
-    """Raise IllegalAction if `event` cannot come next."""
-    if type(event) not in _CHECKS:
-        raise IllegalAction(f"{event.TYPE} is not a Moorea event")
-    if not state.players and not isinstance(event, GameStarted):
-        raise IllegalAction("a Moorea log begins with moorea.started")
-    if state.players and not state.dealt and not isinstance(event, CardsDealt):
-        raise IllegalAction("the cards are dealt (moorea.dealt) before anything else happens")
-    _CHECKS[type(event)](state, event)
-
-
-def apply(state: MooreaState, event: Payload) -> MooreaState:
-    """The state after a checked event."""
-    return _APPLY[type(event)](state, event)
+check, apply = event_rules(
+    MooreaState,
+    "Moorea",
+    {
+        GameStarted: (_check_started, _started),
+        CardsDealt: (_check_dealt, _dealt),
+        CardDrawn: (_check_drew, _drew),
+        FaceUpDrawn: (_check_drew_face_up, _drew_face_up),
+        TurnPassed: (_check_passed, _passed),
+        CardsExchanged: (_check_exchanged, _exchanged),
+        ProductBought: (_check_bought, _bought),
+        ToolBought: (_check_bought_tool, _bought_tool),
+        CardsLaid: (_check_laid, _laid),
+        CardsDiscarded: (_check_discarded, _discarded),
+        FaceUpRefilled: (_check_refilled, _refilled),
+        ProductLaidOut: (_check_laid_out, _laid_out),
+        DiscardReshuffled: (_check_reshuffled, _reshuffled),
+    },
+    setup=(
+        (GameStarted, "a Moorea log begins with moorea.started"),
+        (CardsDealt, "the cards are dealt (moorea.dealt) before anything else happens"),
+    ),
+    setup_done=lambda state: 0 if not state.players else 1 if not state.dealt else 2,
+)
 
 
 # --- Hidden information ---------------------------------------------------------------------------------------------
@@ -574,6 +502,3 @@ def view(state: MooreaState, seat: int) -> MooreaState:
     order, nor the seed of chance that would reveal them."""
     hands = tuple(hand if s == seat else (HIDDEN,) * len(hand) for s, hand in enumerate(state.hands))
     return replace(state, hands=hands, deck=(HIDDEN,) * len(state.deck), pile=(HIDDEN,) * len(state.pile), seed=HIDDEN)
-
-
-# --- Helpers and the JSON form of actions ----------------------------------------------------------------------------

@@ -12,6 +12,13 @@ from engine.state import evolver
 DRAW, SECOND_DRAW, ACTION, DISCARD = range(4)
 PHASES = ("draw", "second draw", "action", "discard")
 
+
+DRAW, SECOND_DRAW, ACTION, DISCARD = range(4)
+
+
+PHASES = ("draw", "second draw", "action", "discard")
+
+
 # --- State ----------------------------------------------------------------------------------------------------------
 
 
@@ -42,54 +49,6 @@ class MooreaState:
 
 
 replace = evolver(MooreaState)
-
-
-# Actions: what a player decides. The events they produce name the cards.
-@dataclass(frozen=True, slots=True)
-class Draw:
-    pass
-
-
-@dataclass(frozen=True, slots=True)
-class DrawFaceUp:
-    card: int
-
-
-@dataclass(frozen=True, slots=True)
-class Pass:
-    pass
-
-
-@dataclass(frozen=True, slots=True)
-class Exchange:
-    paid: tuple[int, int]
-    card: int
-
-
-@dataclass(frozen=True, slots=True)
-class Buy:
-    product: int
-    paid: tuple[int, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class BuyTool:
-    tool: int
-    paid: tuple[int, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Lay:
-    store: int
-    cards: tuple[int, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Discard:
-    cards: tuple[int, ...]
-
-
-Action = Draw | DrawFaceUp | Pass | Exchange | Buy | BuyTool | Lay | Discard
 
 
 # --- Questions about a position ---------------------------------------------------------------------------------------

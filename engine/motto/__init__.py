@@ -1,18 +1,37 @@
 """Motto: collect tokens by playing three cards that share a symbol, number or colour."""
 
-from engine.binding import bind_game
 from engine.bots import RandomBot
-from engine.motto import facts, render, rules
+from engine.motto import actions, determinize, facts, render, rules, score
+from engine.motto.actions import Action
 from engine.motto.bots import GreedyBot
 from engine.motto.cards import MAX_PLAYERS, MIN_PLAYERS
-from engine.motto.rules import MottoState
+from engine.motto.state import MottoState
+from engine.protocol import Game, Tuning
 
-GAME = bind_game(
+GAME: Game[MottoState, Action] = Game(
     name="motto",
     title="Motto",
-    modules=(rules, facts, render),
-    state_type=MottoState,
-    bots={"random": RandomBot, "greedy": GreedyBot},
     min_players=MIN_PLAYERS,
     max_players=MAX_PLAYERS,
+    state_type=MottoState,
+    bots={"random": RandomBot, "greedy": GreedyBot},
+    setup=rules.setup,
+    check=rules.check,
+    apply=rules.apply,
+    to_move=rules.to_move,
+    next_turn=rules.next_turn,
+    legal_actions=actions.legal_actions,
+    resolve=actions.resolve,
+    chance=actions.chance,
+    view=rules.view,
+    determinize=determinize.determinize,
+    scores=score.scores,
+    winners=score.winners,
+    breakdown=score.breakdown,
+    facts=facts.facts,
+    describe=render.describe,
+    parse_action=actions.parse_action,
+    action_json=actions.action_json,
+    search=Tuning(budget=50, horizon=60, spread=3.0),
+    report=("points-by-source", "token-race"),
 )

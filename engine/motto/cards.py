@@ -1,4 +1,4 @@
-"""Motto's cards and token values, built from `components.toml` (rulings T1-T2)."""
+"""Motto's cards and token values, built from `cards.toml` (rulings T1-T2)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 from events.base import IllegalAction
 
-with (Path(__file__).with_name("components.toml")).open("rb") as _file:
+with (Path(__file__).with_name("cards.toml")).open("rb") as _file:
     COMPONENTS = tomllib.load(_file)
 
 SYMBOLS: tuple[str, ...] = tuple(COMPONENTS["symbols"])

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from engine.motto.cards import VALUE_BY_NAME
-from engine.motto.rules import MottoState
+from engine.motto.state import MottoState
 from events.base import Payload
 from events.motto import CardsPlayed
 

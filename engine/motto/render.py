@@ -9,8 +9,11 @@ from rich.table import Table
 from rich.text import Text
 
 from engine.motto.cards import CARD_NAMES, CARD_VALUES, COLOURS, NUMBERS, SYMBOLS, TOKEN_POINTS, VALUES
-from engine.motto.rules import MottoState, scores, to_move
+from engine.motto.rules import to_move
+from engine.motto.score import scores
+from engine.motto.state import MottoState
 from engine.moves import Move, only_type
+from engine.presentation import Presentation
 from engine.protocol import CHANCE_TO_MOVE, HIDDEN
 
 GLYPHS = {"love": "♥", "passion": "✷", "money": "$"}
@@ -99,3 +102,6 @@ def public_move(move: Move) -> Move:
     """A Motto move as the other seats saw it: the whole of it (T4: a pool card is face up and a deck draw names no
     card; T5: a play goes to the public discard pile)."""
     return dict(move) if move.get("type") in PUBLIC_MOVES else only_type(move)
+
+
+PRESENTATION: Presentation[MottoState] = Presentation(render=render, public_move=public_move)

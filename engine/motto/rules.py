@@ -1,17 +1,15 @@
-"""Motto, rulings T1-T8: setup, the two actions (draw, play), tokens, the end and the score.
+"""Motto, rulings T1-T8: setup, the events of a turn (draw, play), tokens and the end.
 
-Reads top to bottom like the rulebook. Cards are numbers (see `cards.py`); events name them.
-"""
+Reads top to bottom like the rulebook. Cards are numbers (see `cards.py`); events name them."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from itertools import combinations
 from random import Random
 from typing import Any
 
 from engine.cards import contains_all, with_sorted, without, without_all
+from engine.dispatch import event_rules
 from engine.motto.cards import (
     CARD_NAMES,
     FULL_DECK,
@@ -26,9 +24,8 @@ from engine.motto.cards import (
     cards,
     shared_values,
 )
+from engine.motto.state import MottoState, replace
 from engine.protocol import CHANCE_TO_MOVE, HIDDEN
-from engine.state import evolver
-from engine.unseen import fill, rest, shuffled, unseen
 from events.base import IllegalAction, Payload
 from events.motto import (
     CardsDealt,
@@ -40,56 +37,6 @@ from events.motto import (
     PoolRefilled,
     TurnPassed,
 )
-
-# --- State ----------------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class MottoState:
-    """A Motto position. Hands are sorted; in a seat's view, cards it cannot see are HIDDEN."""
-
-    players: tuple[str, ...] = ()
-    seed: int = 0
-    dealt: bool = False
-    hands: tuple[tuple[int, ...], ...] = ()
-    shown: tuple[tuple[int, ...], ...] = ()  # cards each seat took face up from the pool and still holds
-    pool: tuple[int, ...] = ()
-    deck: tuple[int, ...] = ()  # top first when `deck_ordered`; otherwise the unseen cards, sorted
-    deck_ordered: bool = False
-    discard: tuple[int, ...] = ()
-    stacks: tuple[int, ...] = (len(TOKEN_POINTS),) * len(VALUES)  # tokens left per value
-    tokens: tuple[tuple[tuple[int, int], ...], ...] = ()  # per seat: (value, points)
-    turn: int = 0  # turns begun so far
-    seat: int = 0  # the seat whose turn comes next
-    final_turns: int | None = None  # T7: turns still to play once the end is triggered
-
-
-replace = evolver(MottoState)
-
-
-# Actions: what a player decides. The events they produce name the cards.
-@dataclass(frozen=True, slots=True)
-class Take:
-    card: int
-
-
-@dataclass(frozen=True, slots=True)
-class Draw:
-    pass
-
-
-@dataclass(frozen=True, slots=True)
-class Play:
-    cards: tuple[int, int, int]
-
-
-@dataclass(frozen=True, slots=True)
-class Pass:
-    pass
-
-
-Action = Take | Draw | Play | Pass
-
 
 # --- Setup (T1-T3) --------------------------------------------------------------------------------------------------
 
@@ -248,7 +195,7 @@ def _check_played(state: MottoState, event: CardsPlayed) -> None:
         raise IllegalAction(f"{', '.join(event.cards)} are not all in the hand of seat {state.seat}")
     if not shared_values(*played):
         raise IllegalAction(f"{', '.join(event.cards)} share no symbol, number or colour (T5)")
-    expected = _token_names(tokens_won(state.stacks, played))  # type: ignore[arg-type]
+    expected = token_names(tokens_won(state.stacks, played))  # type: ignore[arg-type]
     if tuple(tuple(t) for t in event.tokens) != expected:
         raise IllegalAction(f"this play takes the tokens {list(expected)}, not {list(event.tokens)}")
 
@@ -275,7 +222,9 @@ def _played(state: MottoState, event: CardsPlayed) -> MottoState:
 
 
 def _check_passed(state: MottoState, event: TurnPassed) -> None:
-    if _actions(state) != [Pass()]:
+    from engine.motto.actions import Pass, turn_actions  # the actions are built on these rules
+
+    if turn_actions(state) != [Pass()]:
         raise IllegalAction(f"seat {state.seat} has a legal action and may not pass (T6)")
 
 
@@ -304,34 +253,7 @@ def _end_turn(state: MottoState, *, triggered: bool = False, **changes: Any) -> 
     )
 
 
-# --- Score (T8) -----------------------------------------------------------------------------------------------------
-
-
-def scores(state: MottoState) -> list[int]:
-    """T8: 3 per large, 2 per medium, 1 per small token."""
-    return [sum(points for _, points in won) for won in state.tokens]
-
-
-def winners(state: MottoState) -> list[int]:
-    """T8: the highest score wins; ties are shared victories."""
-    points = scores(state)
-    best = max(points, default=0)
-    return [seat for seat, p in enumerate(points) if p == best]
-
-
-def breakdown(state: MottoState) -> list[dict[str, int]]:
-    """Points per seat from symbol, number and colour tokens, and the count of each token size."""
-    out = []
-    for won in state.tokens:
-        row = {"symbol": 0, "number": 0, "colour": 0, "large": 0, "medium": 0, "small": 0}
-        for value, points in won:
-            row[("symbol", "number", "colour")[value // 3]] += points
-            row[("small", "medium", "large")[points - 1]] += 1
-        out.append(row)
-    return out
-
-
-# --- Who acts, what they may do, and how it becomes events -----------------------------------------------------------
+# --- Who acts --------------------------------------------------------------------------------------------------------
 
 
 def to_move(state: MottoState) -> int | None:
@@ -348,87 +270,28 @@ def next_turn(state: MottoState, by_chance: bool) -> int:
     return state.turn if by_chance else state.turn + 1
 
 
-def _actions(state: MottoState) -> list[Action]:
-    hand = [c for c in state.hands[state.seat] if c != HIDDEN]
-    actions: list[Action] = [Take(c) for c in sorted(set(state.pool))]
-    if state.deck:
-        actions.append(Draw())
-    plays = dict.fromkeys(trio for trio in combinations(hand, 3) if shared_values(*trio))
-    actions.extend(Play(trio) for trio in plays)
-    return actions or [Pass()]
+# --- Checking and applying events ------------------------------------------------------------------------------------
 
 
-def legal_actions(state: MottoState) -> list[Action]:
-    """T4-T6: take a pool card, draw from the deck, play three cards sharing a value; pass only if none."""
-    if to_move(state) in (None, CHANCE_TO_MOVE):
-        return []
-    return _actions(state)
-
-
-def resolve(state: MottoState, action: Action, rng: Random) -> list[Payload]:
-    """The event of the seat's action; a deck draw names the top card (or, deck order unknown, one drawn by rng)."""
-    match action:
-        case Take(card=taken):
-            return [PoolCardTaken(card=CARD_NAMES[taken])]
-        case Draw():
-            if not state.deck:
-                raise IllegalAction("the deck is empty")
-            drawn = state.deck[0] if state.deck_ordered else rng.choice(state.deck)
-            return [DeckCardDrawn(card=CARD_NAMES[drawn])]
-        case Play(cards=played):
-            won = tokens_won(state.stacks, played)
-            return [CardsPlayed(cards=tuple(CARD_NAMES[c] for c in played), tokens=_token_names(won))]  # type: ignore[arg-type]
-        case Pass():
-            return [TurnPassed()]
-    raise IllegalAction(f"{action!r} is not a Motto action")
-
-
-def chance(state: MottoState, rng: Random) -> Payload:
-    """T4: reshuffle the discard pile into an empty deck, else refill the pool from the top of the deck."""
-    if not state.deck:
-        order = list(state.discard)
-        rng.shuffle(order)
-        return DiscardReshuffled(deck=tuple(CARD_NAMES[c] for c in order))
-    drawn = state.deck[0] if state.deck_ordered else rng.choice(state.deck)
-    return PoolRefilled(card=CARD_NAMES[drawn])
-
-
-_CHECKS: dict[type, Any] = {
-    GameStarted: _check_started,
-    CardsDealt: _check_dealt,
-    PoolCardTaken: _check_took,
-    DeckCardDrawn: _check_drew,
-    CardsPlayed: _check_played,
-    TurnPassed: _check_passed,
-    PoolRefilled: _check_refilled,
-    DiscardReshuffled: _check_reshuffled,
-}
-_APPLY: dict[type, Any] = {
-    GameStarted: _started,
-    CardsDealt: _dealt,
-    PoolCardTaken: _took,
-    DeckCardDrawn: _drew,
-    CardsPlayed: _played,
-    TurnPassed: _passed,
-    PoolRefilled: _refilled,
-    DiscardReshuffled: _reshuffled,
-}
-
-
-def check(state: MottoState, event: Payload) -> None:
-    """Raise IllegalAction if `event` cannot come next."""
-    if type(event) not in _CHECKS:
-        raise IllegalAction(f"{event.TYPE} is not a Motto event")
-    if not state.players and not isinstance(event, GameStarted):
-        raise IllegalAction("a Motto log begins with motto.started")
-    if state.players and not state.dealt and not isinstance(event, CardsDealt):
-        raise IllegalAction("the cards are dealt (motto.dealt) before anything else happens")
-    _CHECKS[type(event)](state, event)
-
-
-def apply(state: MottoState, event: Payload) -> MottoState:
-    """The state after a checked event."""
-    return _APPLY[type(event)](state, event)
+check, apply = event_rules(
+    MottoState,
+    "Motto",
+    {
+        GameStarted: (_check_started, _started),
+        CardsDealt: (_check_dealt, _dealt),
+        PoolCardTaken: (_check_took, _took),
+        DeckCardDrawn: (_check_drew, _drew),
+        CardsPlayed: (_check_played, _played),
+        TurnPassed: (_check_passed, _passed),
+        PoolRefilled: (_check_refilled, _refilled),
+        DiscardReshuffled: (_check_reshuffled, _reshuffled),
+    },
+    setup=(
+        (GameStarted, "a Motto log begins with motto.started"),
+        (CardsDealt, "the cards are dealt (motto.dealt) before anything else happens"),
+    ),
+    setup_done=lambda state: 0 if not state.players else 1 if not state.dealt else 2,
+)
 
 
 # --- Hidden information ---------------------------------------------------------------------------------------------
@@ -444,19 +307,6 @@ def view(state: MottoState, seat: int) -> MottoState:
     return replace(state, hands=hands, deck=(HIDDEN,) * len(state.deck), seed=HIDDEN)
 
 
-def determinize(state: MottoState, seat: int | None, rng: Random) -> MottoState:
-    """A full position consistent with what `seat` sees in `state` (its view): the cards hidden from it (the rest of
-    others' hands, the deck) dealt at random from the cards it has not seen. With `seat` None, `state` is a full
-    position and only what nobody has seen, the deck's order, is drawn anew."""
-    if seat is None:
-        return replace(state, deck=rest(list(state.deck), len(state.deck), state.deck_ordered, rng))
-    seen = [c for hand in state.hands for c in hand] + list(state.pool) + list(state.discard)
-    cards = shuffled(unseen(FULL_DECK, seen), rng)
-    hands = tuple(tuple(sorted(fill(hand, cards))) for hand in state.hands)
-    deck = rest(cards, len(state.deck), state.deck_ordered, rng)
-    return replace(state, hands=hands, deck=deck, seed=rng.getrandbits(48))
-
-
 # --- Helpers --------------------------------------------------------------------------------------------------------
 
 
@@ -464,34 +314,5 @@ def _set(row: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
     return row[:index] + (value,) + row[index + 1 :]
 
 
-def _token_names(won: tuple[tuple[int, int], ...]) -> tuple[tuple[str, int], ...]:
+def token_names(won: tuple[tuple[int, int], ...]) -> tuple[tuple[str, int], ...]:
     return tuple((VALUES[value], points) for value, points in won)
-
-
-def parse_action(data: Any) -> Action:
-    """An action from JSON: {"type": "take", "card": ...}, {"type": "draw"}, {"type": "play", "cards": [...]}."""
-    kind = data.get("type") if isinstance(data, dict) else None
-    if kind == "take":
-        return Take(card(data.get("card")))
-    if kind == "draw":
-        return Draw()
-    if kind == "play":
-        played = cards(data.get("cards"))
-        if len(played) != 3:
-            raise IllegalAction("a play is exactly three cards (T5)")
-        return Play(tuple(sorted(played)))  # type: ignore[arg-type]
-    if kind == "pass":
-        return Pass()
-    raise IllegalAction(f"{data!r} is not a Motto action; use take, draw, play or pass")
-
-
-def action_json(action: Action) -> dict[str, Any]:
-    """The JSON form of an action."""
-    match action:
-        case Take(card=taken):
-            return {"type": "take", "card": CARD_NAMES[taken]}
-        case Play(cards=played):
-            return {"type": "play", "cards": [CARD_NAMES[c] for c in played]}
-        case Draw():
-            return {"type": "draw"}
-    return {"type": "pass"}

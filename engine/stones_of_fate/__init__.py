@@ -1,18 +1,37 @@
 """Stones of Fate: place fate stones beside face-down cards, flip them, and collect the ones your stones win."""
 
-from engine.binding import bind_game
 from engine.bots import RandomBot
-from engine.stones_of_fate import actions, facts, render, rules, score
+from engine.protocol import Game, Tuning
+from engine.stones_of_fate import actions, determinize, facts, render, rules, score
+from engine.stones_of_fate.actions import Action
 from engine.stones_of_fate.bots import GreedyBot
 from engine.stones_of_fate.cards import MAX_PLAYERS, MIN_PLAYERS
 from engine.stones_of_fate.state import StonesState
 
-GAME = bind_game(
+GAME: Game[StonesState, Action] = Game(
     name="stones-of-fate",
     title="Stones of Fate",
-    modules=(rules, actions, score, facts, render),
-    state_type=StonesState,
-    bots={"random": RandomBot, "greedy": GreedyBot},
     min_players=MIN_PLAYERS,
     max_players=MAX_PLAYERS,
+    state_type=StonesState,
+    bots={"random": RandomBot, "greedy": GreedyBot},
+    setup=rules.setup,
+    check=rules.check,
+    apply=rules.apply,
+    to_move=rules.to_move,
+    next_turn=rules.next_turn,
+    legal_actions=actions.legal_actions,
+    resolve=actions.resolve,
+    chance=actions.chance,
+    view=rules.view,
+    determinize=determinize.determinize,
+    scores=score.scores,
+    winners=score.winners,
+    breakdown=score.breakdown,
+    facts=facts.facts,
+    describe=render.describe,
+    parse_action=actions.parse_action,
+    action_json=actions.action_json,
+    search=Tuning(budget=40, horizon=16, spread=3.0),
+    report=("points-by-source", "card-wins", "zones"),
 )

@@ -9,6 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from engine.moves import Move, only_type
+from engine.presentation import Presentation
 from engine.protocol import CHANCE_TO_MOVE, HIDDEN
 from engine.stones_of_fate.cards import CARD_IDS, CARDS, COLOURS, SIDES, zone_name
 from engine.stones_of_fate.effects import EFFECTS
@@ -157,3 +158,6 @@ def public_move(move: Move) -> Move:
     """A Stones of Fate move as the other seats saw it: the whole of it. A peek names a place, not the card seen
     there (S5); a card taken or recovered comes from a collection or the discard pile, both public."""
     return dict(move) if move.get("type") in PUBLIC_MOVES else only_type(move)
+
+
+PRESENTATION: Presentation[StonesState] = Presentation(render=render, public_move=public_move)

@@ -11,6 +11,7 @@ from random import Random
 from typing import Any
 
 from engine.cards import without
+from engine.dispatch import event_rules
 from engine.protocol import CHANCE_TO_MOVE, HIDDEN
 from engine.stones_of_fate import effects
 from engine.stones_of_fate.cards import (
@@ -29,7 +30,6 @@ from engine.stones_of_fate.cards import (
     cards,
     grid_for,
 )
-from engine.stones_of_fate.determinize import determinize  # noqa: F401  (beside `view`: the Game protocol's)
 from engine.stones_of_fate.score import death_holder, tied_for_first
 from engine.stones_of_fate.state import (
     DECK,
@@ -518,60 +518,34 @@ def waiting_for(state: StonesState) -> str:
 # --- Checking and applying events -------------------------------------------------------------------------------------
 
 
-_CHECKS: dict[type, Any] = {
-    GameStarted: _check_started,
-    SpreadDealt: _check_dealt,
-    CardPeeked: _check_peeked,
-    StoneMoved: _check_moved,
-    CardFlipped: _check_flipped,
-    CardsSwapped: effects.check_swapped,
-    CardTaken: effects.check_taken,
-    CardRecovered: effects.check_recovered,
-    EffectStopped: lambda s, e: effects.check_stopped(s),
-    NextChosen: _check_chose,
-    DeathGiven: _check_death,
-    CardDrawn: _check_drew,
-    RandomDiscards: effects.check_discards,
-    CardWon: _check_won,
-    SpreadRefilled: _check_refilled,
-    FinalFlip: _check_final,
-}
-_APPLY: dict[type, Any] = {
-    GameStarted: _started,
-    SpreadDealt: _dealt,
-    CardPeeked: _peeked,
-    StoneMoved: _moved,
-    CardFlipped: _flipped,
-    CardsSwapped: lambda s, e: tidy(effects.swapped(s, e)),
-    CardTaken: lambda s, e: tidy(effects.taken(s, e)),
-    CardRecovered: lambda s, e: tidy(effects.recovered(s, e)),
-    EffectStopped: lambda s, e: tidy(effects.stopped(s)),
-    NextChosen: _chose,
-    DeathGiven: _death,
-    CardDrawn: _drew,
-    RandomDiscards: lambda s, e: tidy(effects.discarded(s, e)),
-    CardWon: _won,
-    SpreadRefilled: _refilled,
-    FinalFlip: _final,
-}
-
-
-def check(state: StonesState, event: Payload) -> None:
-    """Raise IllegalAction if `event` cannot come next."""
-    if type(event) not in _CHECKS:
-        raise IllegalAction(f"{event.TYPE} is not a Stones of Fate event")
-    if not state.players and not isinstance(event, GameStarted):
-        raise IllegalAction("a Stones of Fate log begins with stones-of-fate.started")
-    if state.players and not state.dealt and not isinstance(event, SpreadDealt):
-        raise IllegalAction("the spread is dealt (stones-of-fate.dealt) before anything else happens")
-    if state.final and not isinstance(event, DeathGiven):
-        raise IllegalAction("the game is over")
-    _CHECKS[type(event)](state, event)
-
-
-def apply(state: StonesState, event: Payload) -> StonesState:
-    """The state after a checked event."""
-    return _APPLY[type(event)](state, event)  # type: ignore[no-any-return]
+check, apply = event_rules(
+    StonesState,
+    "Stones of Fate",
+    {
+        GameStarted: (_check_started, _started),
+        SpreadDealt: (_check_dealt, _dealt),
+        CardPeeked: (_check_peeked, _peeked),
+        StoneMoved: (_check_moved, _moved),
+        CardFlipped: (_check_flipped, _flipped),
+        CardsSwapped: (effects.check_swapped, lambda s, e: tidy(effects.swapped(s, e))),
+        CardTaken: (effects.check_taken, lambda s, e: tidy(effects.taken(s, e))),
+        CardRecovered: (effects.check_recovered, lambda s, e: tidy(effects.recovered(s, e))),
+        EffectStopped: (lambda s, e: effects.check_stopped(s), lambda s, e: tidy(effects.stopped(s))),
+        NextChosen: (_check_chose, _chose),
+        DeathGiven: (_check_death, _death),
+        CardDrawn: (_check_drew, _drew),
+        RandomDiscards: (effects.check_discards, lambda s, e: tidy(effects.discarded(s, e))),
+        CardWon: (_check_won, _won),
+        SpreadRefilled: (_check_refilled, _refilled),
+        FinalFlip: (_check_final, _final),
+    },
+    setup=(
+        (GameStarted, "a Stones of Fate log begins with stones-of-fate.started"),
+        (SpreadDealt, "the spread is dealt (stones-of-fate.dealt) before anything else happens"),
+    ),
+    setup_done=lambda state: 0 if not state.players else 1 if not state.dealt else 2,
+    over=lambda state, event: state.final and not isinstance(event, DeathGiven),
+)
 
 
 # --- Hidden information -----------------------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from rich.console import Console
 
 from dashboards.viewer import replay_html
 from engine.moves import advice_for, public_move, seen_move
+from engine.presentation import presentation
 from engine.registry import PACKAGES, get_game
 from replay.analysis import turn_starts
 from replay.store import Store
@@ -38,7 +39,7 @@ def drawn_table(name: str, seat: int | None) -> Console:
     for payload in game.setup(NAMES, Random(7)):
         state = game.apply(state, payload)
     console = Console(record=True, width=400, file=io.StringIO(), color_system="truecolor")
-    console.print(game.render(state if seat is None else game.view(state, seat), seat))
+    console.print(presentation(game.name).render(state if seat is None else game.view(state, seat), seat))
     return console
 
 

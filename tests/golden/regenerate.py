@@ -12,6 +12,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from engine.presentation import presentation
 from replay.logfile import import_file
 from replay.replay import position
 from replay.store import MEMORY, Store
@@ -28,7 +29,7 @@ def expected(log: Path) -> tuple[dict[str, object], str]:
         states = {str(t): (at := position(store, game_id, turn=t)).game.describe(at.state) for t in turns}
         end = position(store, game_id)
         console = Console(file=io.StringIO(), width=110, no_color=True, color_system=None)
-        console.print(end.game.render(end.state, None))
+        console.print(presentation(end.game.name).render(end.state, None))
         return {"turns": states, "final": end.game.describe(end.state), "status": info.status}, console.file.getvalue()
 
 

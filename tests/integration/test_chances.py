@@ -8,7 +8,7 @@ import pytest
 
 from engine.cards import without_all
 from engine.motto.cards import FULL_DECK
-from engine.motto.rules import MottoState
+from engine.motto.state import MottoState
 from engine.play import chance_rng, play_out, start
 from engine.registry import UnknownGame, get_bot, get_game
 from events.base import LoomError

@@ -9,7 +9,7 @@ from engine.moorea import facts as moorea_facts
 from engine.moorea.state import MooreaState
 from engine.motto import facts as motto_facts
 from engine.motto.cards import VALUE_BY_NAME, VALUES
-from engine.motto.rules import MottoState
+from engine.motto.state import MottoState
 from engine.stones_of_fate.facts import decided_by
 from events.moorea import ProductBought, ToolBought
 from events.motto import CardsPlayed, TurnPassed

@@ -16,9 +16,10 @@ from hypothesis import strategies as st
 
 from engine.bots import RandomBot
 from engine.moirai import GAME
+from engine.moirai.actions import Draw, Keep, Take
 from engine.moirai.bots import GreedyBot
 from engine.moirai.cards import FULL_DECK
-from engine.moirai.rules import Draw, Keep, MoiraiState, Take
+from engine.moirai.state import MoiraiState
 from engine.protocol import HIDDEN
 from events.moirai import CardKept, CardsDrawn, PileTaken, StartsRevealed
 from tests import playouts

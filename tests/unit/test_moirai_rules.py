@@ -12,12 +12,11 @@ from random import Random
 import pytest
 
 from engine.moirai import GAME
+from engine.moirai.actions import Draw, Keep, Take
 from engine.moirai.arrangements import pile_arrangements, single_placements
 from engine.moirai.cards import CHOICES, COLOURS, FULL_DECK, OBJECTIVES, colour, decade
-from engine.moirai.rules import Draw, Keep, MoiraiState, Take, place
-from engine.moirai.scoring import (
-    Life,
-    Loom,
+from engine.moirai.rules import place
+from engine.moirai.score import (
     atropos_9,
     atropos_10,
     atropos_11,
@@ -33,6 +32,7 @@ from engine.moirai.scoring import (
     lachesis_8,
     score_table,
 )
+from engine.moirai.state import Life, Loom, MoiraiState
 from engine.play import start
 from engine.protocol import CHANCE_TO_MOVE, HIDDEN
 from events.base import IllegalAction

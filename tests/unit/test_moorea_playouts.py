@@ -30,7 +30,7 @@ class ToolmakerBot:
 
     def choose(self, view: MooreaState, legal: Sequence[Any], rng: Random) -> Any:
         """A tool if one is legal, else any legal action."""
-        from engine.moorea.state import BuyTool
+        from engine.moorea.actions import BuyTool
 
         tools = [action for action in legal if isinstance(action, BuyTool)]
         pool = tools or list(legal)

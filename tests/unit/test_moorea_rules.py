@@ -15,6 +15,7 @@ import pytest
 
 from engine.cards import without_all
 from engine.moorea import GAME
+from engine.moorea.actions import Buy, BuyTool, Discard, Draw, DrawFaceUp, Exchange, Lay, Pass
 from engine.moorea.cards import (
     BASKET,
     CART,
@@ -28,22 +29,7 @@ from engine.moorea.cards import (
     product,
 )
 from engine.moorea.score import stalled
-from engine.moorea.state import (
-    ACTION,
-    DISCARD,
-    DRAW,
-    SECOND_DRAW,
-    Buy,
-    BuyTool,
-    Discard,
-    Draw,
-    DrawFaceUp,
-    Exchange,
-    Lay,
-    MooreaState,
-    Pass,
-    phase,
-)
+from engine.moorea.state import ACTION, DISCARD, DRAW, SECOND_DRAW, MooreaState, phase
 from engine.play import Step, act, start
 from engine.protocol import CHANCE_TO_MOVE, HIDDEN
 from events.base import IllegalAction, Payload

@@ -16,9 +16,10 @@ from hypothesis import strategies as st
 
 from engine.bots import RandomBot
 from engine.motto import GAME
+from engine.motto.actions import Draw, Pass, Play
 from engine.motto.bots import GreedyBot
 from engine.motto.cards import FULL_DECK, POOL_SIZE, TOKEN_POINTS, VALUES, card
-from engine.motto.rules import Draw, MottoState, Pass, Play
+from engine.motto.state import MottoState
 from engine.protocol import CHANCE_TO_MOVE, HIDDEN
 from events.motto import CardsPlayed, PoolCardTaken
 from tests import playouts

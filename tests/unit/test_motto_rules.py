@@ -17,6 +17,7 @@ import pytest
 
 from engine.cards import without_all
 from engine.motto import GAME
+from engine.motto.actions import Draw, Pass, Play, Take
 from engine.motto.cards import (
     CARD_NAMES,
     COLOURS,
@@ -29,7 +30,8 @@ from engine.motto.cards import (
     card,
     shared_values,
 )
-from engine.motto.rules import Draw, MottoState, Pass, Play, Take, tokens_won
+from engine.motto.rules import tokens_won
+from engine.motto.state import MottoState
 from engine.play import Step, act, chance_rng, first_player, record, seated, start
 from engine.protocol import CHANCE_TO_MOVE, HIDDEN
 from events.base import IllegalAction, Payload

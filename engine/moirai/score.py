@@ -1,4 +1,4 @@
-"""The twelve Moira objectives (rulings M12-M17), each a function of every seat's loom, keyed by objective id.
+"""Moirai's score (M12-M17): the twelve objectives, each a function of every seat's loom, keyed by objective id.
 
 A life is `(start, cards, close)`: its face-down starting card, its face-up cards in order, and its face-down closing
 card (None while it is open). A starting card not known yet (HIDDEN) counts for nothing, so a position before the
@@ -10,10 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from engine.moirai.cards import COLOURS, OBJECTIVES, colour, decade
+from engine.moirai.state import Life, Loom, MoiraiState
 from engine.protocol import HIDDEN
 
-Life = tuple[int, tuple[int, ...], int | None]
-Loom = tuple[Life, ...]
 Scorer = Callable[[tuple[Loom, ...]], list[int]]
 
 
@@ -171,3 +170,23 @@ def score_table(objectives: tuple[int, ...], looms: tuple[Loom, ...]) -> list[di
         for row, points in zip(rows, SCORERS[objective](looms)):
             row[OBJECTIVES[objective].key] = points
     return rows
+
+
+# --- Score (M12-M17) ------------------------------------------------------------------------------------------------
+
+
+def breakdown(state: MoiraiState) -> list[dict[str, int]]:
+    """Per seat, the points of each objective in play: {"clotho 2": 4, "lachesis 6": 8, "atropos 12": 7}."""
+    return score_table(state.objectives, state.looms)
+
+
+def scores(state: MoiraiState) -> list[int]:
+    """M12-M16: the sum of the three objectives in play."""
+    return [sum(row.values()) for row in breakdown(state)]
+
+
+def winners(state: MoiraiState) -> list[int]:
+    """M17: the highest total; a tie goes to the most cut-short lives; still tied, a shared victory."""
+    ranks = [(points, len(cut_short(loom))) for points, loom in zip(scores(state), state.looms)]
+    best = max(ranks, default=(0, 0))
+    return [seat for seat, rank in enumerate(ranks) if rank == best]
