@@ -28,6 +28,7 @@ from tests.security.walk import (
 )
 from tests.service.client import Api
 
+
 @dataclass
 class Live:
     """An open game on the server at a position of the recorded game: its id and tokens, and the position."""

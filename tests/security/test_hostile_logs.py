@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 
+from engine.presentation import presentation
 from engine.registry import get_game
 from events.base import ENVELOPE_ORDER, LoomError
 from replay.live import service_secret
@@ -128,10 +129,10 @@ def check_accepted(store: Store, ids: list[int]) -> None:
     for game_id in ids:
         at = position(store, game_id)
         console = Console(file=io.StringIO(), width=120)
-        console.print(at.game.render(at.state, None))
+        console.print(presentation(at.game.name).render(at.state, None))
         at.game.describe(at.state)
         for seat in range(at.info.players):
-            console.print(at.game.render(at.game.view(at.state, seat), seat))
+            console.print(presentation(at.game.name).render(at.game.view(at.state, seat), seat))
             at.game.describe(at.game.view(at.state, seat))
         exported = list(export_lines(store, game_id))
         (again,) = import_file(store, io.StringIO("\n".join(exported) + "\n"), workers=1)

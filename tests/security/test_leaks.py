@@ -18,6 +18,7 @@ from typing import Any
 from rich.console import Console
 
 from dashboards.viewer import _table_html  # the page's own drawing of a table, to compare with
+from engine.presentation import presentation
 from replay.store import Store
 from service.views import OMNISCIENT, PUBLIC, Viewer, whole
 from tests.security.common import logs, one_line_error, one_line_refusal
@@ -363,8 +364,8 @@ def test_logs_replay_as_a_seat_shows_its_view_at_every_turn(walk: Recorded) -> N
             if walk.name in NAMED_CARDS:
                 hidden = hidden_at(walk, answer["seq"], seat)
                 found.check_text(f"{walk.name} logs replay --turn {turn} --as {seat}", stdout, in_text(walk, hidden))
-            if drawn(walk.game.render(walk.seen(answer["seq"], seat), seat)) not in stdout:
-                whole_table = drawn(walk.game.render(walk.states[answer["seq"]], None)) in stdout
+            if drawn(presentation(walk.game.name).render(walk.seen(answer["seq"], seat), seat)) not in stdout:
+                whole_table = drawn(presentation(walk.game.name).render(walk.states[answer["seq"]], None)) in stdout
                 where = f"{walk.name} logs replay --turn {turn} --as {seat}"
                 (found.leak if whole_table else found.wrong)(where, "not the drawing of the seat's view")
     found.done(searched=walk.name in NAMED_CARDS)

@@ -286,7 +286,8 @@ def check_error(found: Findings, walk: Recorded, where: str, response: Any, sent
         shown = named_in(message, hidden - named)
     else:
         sent_numbers = {int(n) for n in re.findall(r"\d+", json.dumps(sent))}
-        counted = re.sub(r"\b(event|line|seat|life|turn|game) \d+|/games/\d+/|\b\d+ (lives|life|cards|card)\b", "", message)
+        not_cards = r"\b(event|line|seat|life|turn|game) \d+|/games/\d+/|\b\d+ (lives|life|cards|card)\b"
+        counted = re.sub(not_cards, "", message)
         numbers = {int(n) for n in re.findall(r"\b\d+\b", counted)}
         shown = (numbers & hidden) - sent_numbers
     if shown:
