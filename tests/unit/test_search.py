@@ -108,7 +108,8 @@ def test_two_positions_a_seat_cannot_tell_apart_get_the_same_decision(name: str)
     decisions = []
     for position in (state, other):
         view = game.view(position, seat)
-        decisions.append(HalvingSearchBot(game, budget=12, tuning=LIGHT).choose(view, game.legal_actions(view), Random(5)))
+        bot = HalvingSearchBot(game, budget=12, tuning=LIGHT)
+        decisions.append(bot.choose(view, game.legal_actions(view), Random(5)))
     assert decisions[0] == decisions[1]
 
 
