@@ -102,6 +102,8 @@ class HalvingSearchBot:
         if len(legal) == 1:
             return legal[0]
         seat = self.game.to_move(view)
+        if seat is None:
+            raise ValueError("a finished game has no decision to search")
         alive = self.candidates(view, legal, Random(rng.getrandbits(64)))
         rewards: list[list[float]] = [[] for _ in alive]  # per candidate, one reward per world; worlds are shared
         rounds = max(1, math.ceil(math.log2(len(alive))))
@@ -121,7 +123,7 @@ class HalvingSearchBot:
 
     def candidates(self, view: Any, legal: Sequence[Any], rng: Random) -> list[Any]:
         """The greedy bot's best few legal actions, best first."""
-        left, out = list(legal), []
+        left, out = list(legal), list[Any]()
         while left and len(out) < self.tuning.candidates:
             best = self.ranker.choose(view, left, rng)
             out.append(best)
