@@ -224,7 +224,7 @@ class Suite:
 
     rules: Game
     bots: Mapping[str, Callable[[], Any]]  # by kind; every kind plays in the seeded games
-    lineups: tuple[Lineup, ...]
+    lineups: Sequence[Lineup]
     redealt_hidden: Callable[[Any, int, Random], Any]  # the state with the cards a seat cannot see dealt again
     check_own: Callable[[Playout], None]  # the game's own properties, at full strength
     check_moves: Callable[[Playout, int], None] = check_moves  # with the game's own checks where a seat moves

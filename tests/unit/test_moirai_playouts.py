@@ -11,8 +11,6 @@ from dataclasses import replace
 from random import Random
 from typing import Any
 
-import pytest
-
 from engine.bots import RandomBot
 from engine.moirai import GAME
 from engine.moirai.bots import GreedyBot
@@ -21,7 +19,7 @@ from engine.moirai.rules import Draw, Keep, MoiraiState, Take
 from engine.protocol import HIDDEN
 from events.moirai import CardKept, CardsDrawn, PileTaken, StartsRevealed
 from tests import playouts
-from tests.playouts import Lineup, Playout
+from tests.playouts import Playout
 
 
 class TakerBot:
@@ -34,17 +32,6 @@ class TakerBot:
 
 
 BOTS: dict[str, Any] = {"random": RandomBot, "greedy": GreedyBot, "taker": TakerBot}
-
-
-def lineups() -> list[Lineup]:
-    """(seed, bots) of the seeded games: mostly random bots, some greedy and mixed, a few takers."""
-    return playouts.lineups(range(2, 6), random=12, greedy=2, mixed=3, special=("taker", "random", 3))
-
-
-@pytest.fixture(scope="module")
-def games() -> list[Playout]:
-    """The seeded games, played once for the whole session."""
-    return playouts.seeded(SUITE)
 
 
 # --- The properties, each for one game --------------------------------------------------------------------------------
@@ -155,7 +142,8 @@ def check_own(game: Playout) -> None:
 SUITE = playouts.Suite(
     rules=GAME,
     bots=BOTS,
-    lineups=tuple(lineups()),
+    # the seeded games: mostly random bots, some greedy and mixed, a few takers
+    lineups=playouts.lineups(range(2, 6), random=12, greedy=2, mixed=3, special=("taker", "random", 3)),
     redealt_hidden=redealt_hidden,
     check_own=check_own,
     check_moves=check_moves,

@@ -11,8 +11,6 @@ from dataclasses import replace
 from random import Random
 from typing import Any
 
-import pytest
-
 from engine.bots import RandomBot
 from engine.moorea import GAME
 from engine.moorea.bots import GreedyBot
@@ -21,7 +19,7 @@ from engine.moorea.state import DRAW, MooreaState, hand_limit, phase
 from engine.protocol import CHANCE_TO_MOVE, HIDDEN
 from events.moorea import ProductBought, ProductLaidOut, ToolBought
 from tests import playouts
-from tests.playouts import Lineup, Playout
+from tests.playouts import Playout
 
 
 class ToolmakerBot:
@@ -37,17 +35,6 @@ class ToolmakerBot:
 
 
 BOTS: dict[str, Any] = {"random": RandomBot, "greedy": GreedyBot, "toolmaker": ToolmakerBot}
-
-
-def lineups() -> list[Lineup]:
-    """(seed, bots) of the seeded games: random, greedy, mixed, and tool buyers, 2 to 5 players."""
-    return playouts.lineups(range(2, 6), random=4, greedy=2, mixed=2, special=("toolmaker", "greedy", 2))
-
-
-@pytest.fixture(scope="module")
-def games() -> list[Playout]:
-    """The seeded games, played once for the whole session."""
-    return playouts.seeded(SUITE)
 
 
 # --- The properties, each for one game --------------------------------------------------------------------------------
@@ -145,7 +132,8 @@ def check_own(game: Playout) -> None:
 SUITE = playouts.Suite(
     rules=GAME,
     bots=BOTS,
-    lineups=tuple(lineups()),
+    # the seeded games: random, greedy, mixed, and tool buyers, 2 to 5 players
+    lineups=playouts.lineups(range(2, 6), random=4, greedy=2, mixed=2, special=("toolmaker", "greedy", 2)),
     redealt_hidden=redealt_hidden,
     check_own=check_own,
     snapshot_only=True,

@@ -11,8 +11,6 @@ from dataclasses import replace
 from random import Random
 from typing import Any
 
-import pytest
-
 from engine.bots import RandomBot
 from engine.motto import GAME
 from engine.motto.bots import GreedyBot
@@ -21,7 +19,7 @@ from engine.motto.rules import Draw, MottoState, Pass, Play
 from engine.protocol import CHANCE_TO_MOVE, HIDDEN
 from events.motto import CardsPlayed, PoolCardTaken
 from tests import playouts
-from tests.playouts import Lineup, Playout
+from tests.playouts import Playout
 
 TOKENS = len(VALUES) * len(TOKEN_POINTS)  # 27
 POINTS = len(VALUES) * sum(TOKEN_POINTS)  # 54
@@ -37,17 +35,6 @@ class HoarderBot:
 
 
 BOTS: dict[str, Any] = {"random": RandomBot, "greedy": GreedyBot, "hoarder": HoarderBot}
-
-
-def lineups() -> list[Lineup]:
-    """(seed, bots) of the seeded games: mostly random bots, some greedy and mixed, a few hoarders."""
-    return playouts.lineups(range(2, 6), random=30, greedy=5, mixed=5, special=("hoarder", "random", 2))
-
-
-@pytest.fixture(scope="module")
-def games() -> list[Playout]:
-    """The seeded games, played once for the whole session."""
-    return playouts.seeded(SUITE)
 
 
 # --- The properties, each for one game --------------------------------------------------------------------------------
@@ -159,7 +146,8 @@ def check_own(game: Playout) -> None:
 SUITE = playouts.Suite(
     rules=GAME,
     bots=BOTS,
-    lineups=tuple(lineups()),
+    # the seeded games: mostly random bots, some greedy and mixed, a few hoarders
+    lineups=playouts.lineups(range(2, 6), random=30, greedy=5, mixed=5, special=("hoarder", "random", 2)),
     redealt_hidden=redealt_hidden,
     check_own=check_own,
     check_moves=check_moves,

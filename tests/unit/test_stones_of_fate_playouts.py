@@ -10,8 +10,6 @@ from dataclasses import replace
 from random import Random
 from typing import Any
 
-import pytest
-
 from engine.bots import RandomBot
 from engine.play import MAX_TURNS
 from engine.protocol import HIDDEN
@@ -21,20 +19,9 @@ from engine.stones_of_fate.cards import STONES
 from engine.stones_of_fate.state import EMPTY, StonesState
 from events.stones_of_fate import DeathGiven, FinalFlip
 from tests import playouts
-from tests.playouts import Lineup, Playout
+from tests.playouts import Playout
 
 BOTS: dict[str, Any] = {"random": RandomBot, "greedy": GreedyBot}
-
-
-def lineups() -> list[Lineup]:
-    """(seed, bots) of the seeded games: 2-4 players, mostly random bots, some greedy and mixed."""
-    return playouts.lineups(range(2, 5), random=14, greedy=3, mixed=3)
-
-
-@pytest.fixture(scope="module")
-def games() -> list[Playout]:
-    """The seeded games, played once for the whole session."""
-    return playouts.seeded(SUITE)
 
 
 # --- The properties, each for one game --------------------------------------------------------------------------------
@@ -119,7 +106,8 @@ def check_own(game: Playout) -> None:
 SUITE = playouts.Suite(
     rules=GAME,
     bots=BOTS,
-    lineups=tuple(lineups()),
+    # the seeded games: 2-4 players, mostly random bots, some greedy and mixed
+    lineups=playouts.lineups(range(2, 5), random=14, greedy=3, mixed=3),
     redealt_hidden=redealt_hidden,
     check_own=check_own,
     check_moves=check_moves,
