@@ -2,7 +2,7 @@
 
 Three pipelines play the very same games (same seeds), so their difference is the cost of what they add:
 
-  (a) play          the engine only: `start` + `play_out`, exactly as `replay.simulate.simulate_one` drives them
+  (a) play          the engine only: `replay.simulate.play_one` without taking snapshots or facts (the same games)
   (b) play + rows   `replay.simulate.simulated`: (a) plus the stored rows (event JSON, snapshots, results)
   (c) + DuckDB      `replay.simulate.simulate` into a fresh DuckDB file: (b) plus `Store.add_games` in batches
 
@@ -25,41 +25,18 @@ if sys.path and Path(sys.path[0] or ".").resolve() == _BENCH:
     sys.path[0] = str(_BENCH.parent)  # the project root: bench/replay.py must not shadow the replay package
 
 import time  # noqa: E402
-from random import Random  # noqa: E402
 from statistics import median  # noqa: E402
 from typing import Any  # noqa: E402
 
 from bench._common import BOTS, GAME, Report, Timer, output_path, parser, profile, progress, temp_dir  # noqa: E402
-from engine.play import chance_rng, first_player, play_out, seated, start  # noqa: E402
-from engine.protocol import Game  # noqa: E402
-from engine.registry import get_bot, get_game  # noqa: E402
+from engine.registry import get_game  # noqa: E402
 from replay.projections import result_rows  # noqa: E402
 from replay.recorder import event_rows, status_of  # noqa: E402
-from replay.simulate import BATCH, lineup, simulate, simulated  # noqa: E402
+from replay.simulate import BATCH, game_seed, lineup, play_one, simulate, simulated  # noqa: E402
 from replay.store import Store  # noqa: E402
 
 NAME = "simulate"
 TARGET_OVERHEAD = 25.0  # percent: storage should add under 25% to the simulation
-
-
-def play_only(game: Game, bots: list[str], seed: str) -> tuple[Any, list[Any]]:
-    """`simulate_one` up to the end of play (same rng use, so the same game): the final state and the steps."""
-    rng = Random(seed)
-    first = first_player(len(bots), rng)
-    order = seated(list(enumerate(bots)), first)
-    players = [f"{bot} {k + 1}" for k, bot in order]
-    state, steps = start(game, players, rng)
-    recorded_seed = getattr(steps[0].payload, "seed", 0)
-    agents = {seat: get_bot(game, bot) for seat, (_, bot) in enumerate(order)}
-    bot_rngs = {seat: Random(f"loom/bot/{recorded_seed}/{seat}") for seat in agents}
-    state, more = play_out(game, state, agents, chance_rng(recorded_seed, len(steps)), bot_rngs)
-    steps += more
-    return state, steps
-
-
-def game_seed(game: Game, chunk_seed: int, index: int) -> str:
-    """The seed `replay.simulate.simulated` gives game `index` of a run with seed `chunk_seed`."""
-    return f"loom/simulate/{game.name}/{chunk_seed}/{index}"
 
 
 def main() -> None:
@@ -94,7 +71,7 @@ def main() -> None:
 
     # Warm up each path (imports, caches) on games that are not measured.
     for i in range(3):
-        play_only(game, bots, f"warm-up/{i}")
+        play_one(game, bots, f"warm-up/{i}", taking=False)
     for _ in simulated(game, 3, bots, seed=-1):
         pass
 
@@ -132,7 +109,8 @@ def main() -> None:
                 if mode == "play":
                     for i in range(n):
                         with t_play:
-                            state, steps = play_only(game, bots, game_seed(game, chunk_seed, i))
+                            played = play_one(game, bots, game_seed(game.name, chunk_seed, i), taking=False)
+                        state, steps = played.state, played.steps
                         events["play"] += len(steps)
                         # The parts of row building, on the same game, outside the timed play.
                         with t_event_rows:
@@ -140,7 +118,7 @@ def main() -> None:
                         with t_result_rows:
                             result_rows(game, state)
                             status_of(game, state)
-                        del state, steps  # keep nothing alive, as `simulated` keeps nothing
+                        del played, state, steps  # keep nothing alive, as `simulated` keeps nothing
                 elif mode == "rows":
                     count = 0
                     with t_rows:

@@ -13,8 +13,9 @@ from rich.table import Table
 from cli.app import app
 from cli.common import AsJson, Db, fails_cleanly, open_store, out, print_json
 from engine.registry import get_game, with_budget
+from replay.game_json import game_json
+from replay.live import Filter, find_games
 from replay.simulate import lineup, simulate
-from replay.store import GameInfo, Store
 
 MAX_GAMES = 1_000_000
 """The most games one command simulates or lists (a larger --limit lists them all)."""
@@ -56,22 +57,6 @@ def simulate_command(
         out.print(f"recorded {len(ids)} {escape(rules.title)} games: ids {ids[0]} to {ids[-1]}")
 
 
-def _summary(store: Store, infos: list[GameInfo]) -> list[dict[str, object]]:
-    winners = store.winners([info.id for info in infos])
-    return [
-        {
-            "id": info.id,
-            "game": info.game,
-            "players": info.players,
-            "turns": info.turns,
-            "status": info.status,
-            "winners": winners.get(info.id, []),
-            "parent": info.parent_id,
-        }
-        for info in infos
-    ]
-
-
 @app.command("list")
 @fails_cleanly
 def list_command(
@@ -84,17 +69,22 @@ def list_command(
     if game is not None:
         get_game(game)
     with open_store(db, read_only=True) as store:
-        rows = _summary(store, store.games(game, min(limit, MAX_GAMES)))  # a larger limit than DuckDB takes: all
+        infos = find_games(store, Filter(game, limit=min(limit, MAX_GAMES)))  # a larger limit than DuckDB takes: all
+        winners = store.winners([info.id for info in infos])
+    rows = [game_json(info, winners.get(info.id)) for info in infos]
     if as_json:
         print_json(rows)
         return
     table = Table("id", "game", "players", "turns", "status", "winners", "parent")
     for row in rows:
         table.add_row(
-            *(
-                escape(str(row[k])) if row[k] is not None else ""
-                for k in ("id", "game", "players", "turns", "status", "winners", "parent")
-            )
+            str(row["id"]),
+            escape(row["game"]),
+            escape(", ".join(row["players"])),
+            str(row["turns"]),
+            escape(row["status"]),
+            ", ".join(str(seat) for seat in row["winners"] or []),
+            "" if row["parent"] is None else str(row["parent"]),
         )
     out.print(table)
 
@@ -108,24 +98,7 @@ def show_command(
     with open_store(db, read_only=True) as store:
         info = store.game(game_id)
         results = store.results(game_id)
-    scores = {r.seat: r.score for r in results}
-    data = {
-        "id": info.id,
-        "game": info.game,
-        "players": [s.name for s in info.seats],
-        "bots": [s.bot for s in info.seats],
-        "status": info.status,
-        "source": info.source,
-        "turns": info.turns,
-        "events": info.last_seq,
-        "winners": [r.seat for r in results if r.winner],
-        "scores": scores,
-        "breakdown": {r.seat: json.loads(r.breakdown) for r in results},
-        "parent": info.parent_id,
-        "fork_seq": info.fork_seq,
-        "seed": info.seed,
-        "created_at": info.created_at.isoformat(),
-    }
+    data = game_json(info, results=results, seed=True)
     if as_json:
         print_json(data)
         return

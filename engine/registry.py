@@ -19,6 +19,14 @@ class UnknownGame(LoomError):
     """A game name Loom does not know."""
 
 
+class UnknownBot(LoomError):
+    """A bot name the game does not have."""
+
+
+class BadBudget(LoomError):
+    """A search bot's budget that is not a number of playouts, or a budget with no search bot to spend it."""
+
+
 def _load(name: str) -> AnyGame | None:
     try:
         module = importlib.import_module(PACKAGES[name])
@@ -46,23 +54,24 @@ def get_game(name: str) -> AnyGame:
 
 
 SEARCH_BOT = "mcts"
-"""Every game's search bot (`engine/search.py`); `mcts:N` is the same bot with N playouts per decision."""
+"""The label of every game's search bot (`engine.search.HalvingSearchBot`, not a tree search despite its name; the
+label is stored in logs); `mcts:N` is the same bot with N playouts per decision."""
 
 
 def get_bot(game: AnyGame, name: str) -> Bot:
     """A new bot of `game` called `name`: one of the game's own, or `mcts` / `mcts:BUDGET`."""
     if name == SEARCH_BOT or name.startswith(SEARCH_BOT + ":"):
-        from engine.search import MctsBot  # loaded only when a search is asked for
+        from engine.search import HalvingSearchBot  # loaded only when a search is asked for
 
         _, _, budget = name.partition(":")
         if budget and not (budget.isdigit() and int(budget) > 0):
-            raise UnknownGame(f"the search bot's budget is a number of playouts, as in mcts:200; not {name!r}")
-        return MctsBot(game, int(budget) if budget else None)
+            raise BadBudget(f"the search bot's budget is a number of playouts, as in mcts:200; not {name!r}")
+        return HalvingSearchBot(game, int(budget) if budget else None)
     try:
         return game.bots[name]()
     except KeyError:
         known = ", ".join(sorted([*game.bots, SEARCH_BOT]))
-        raise UnknownGame(f"{game.name} has no bot {name!r}; its bots: {known} (mcts:N for N playouts)") from None
+        raise UnknownBot(f"{game.name} has no bot {name!r}; its bots: {known} (mcts:N for N playouts)") from None
 
 
 def with_budget(names: list[str], budget: int | None) -> list[str]:
@@ -70,7 +79,7 @@ def with_budget(names: list[str], budget: int | None) -> list[str]:
     if budget is None:
         return names
     if budget < 1:
-        raise UnknownGame(f"--budget is a number of playouts per decision, at least 1; not {budget}")
+        raise BadBudget(f"--budget is a number of playouts per decision, at least 1; not {budget}")
     if not any(name.partition(":")[0] == SEARCH_BOT for name in names):
-        raise UnknownGame("--budget sets the playouts of the search bot: add --bot mcts")
+        raise BadBudget("--budget sets the playouts of the search bot: add --bot mcts")
     return [f"{SEARCH_BOT}:{budget}" if name.partition(":")[0] == SEARCH_BOT else name for name in names]

@@ -1,4 +1,6 @@
-"""The search bot `mcts`: information-set Monte Carlo search by determinization.
+"""The search bot, `HalvingSearchBot` (its label is `mcts`): a one-level search by determinization whose candidates
+compete by successive halving. It is not Monte Carlo tree search: there is no tree below the root's candidates, and
+no selection rule (UCT) spends the playouts; the label `mcts` stays because it is stored in logs and typed by users.
 
 A decision is searched in three steps.
 1. Candidates: the game's greedy bot ranks the legal actions (asked again and again with its previous picks taken
@@ -15,8 +17,7 @@ A decision is searched in three steps.
    more than `confidence` standard errors; otherwise the greedy bot's choice is. A small budget then plays no
    worse than greedy, and a larger one finds the better moves.
 
-The bot sees only its view: every world is dealt from it, and the playouts' bots see only their own views. The
-search tree is one level deep (the candidates); below it the policy plays.
+The bot sees only its view: every world is dealt from it, and the playouts' bots see only their own views.
 """
 
 from __future__ import annotations
@@ -61,8 +62,9 @@ def score_chances(scores: Sequence[float], spread: float) -> list[float]:
     return [weight / total for weight in weights]
 
 
-class MctsBot:
-    """Searches each decision with `budget` playouts; decides from its seat's view only."""
+class HalvingSearchBot:
+    """The `mcts` bot: searches each decision with `budget` playouts, by successive halving over the greedy bot's
+    best actions (one level, no tree); decides from its seat's view only."""
 
     def __init__(self, game: AnyGame, budget: int | None = None, tuning: Tuning | None = None) -> None:
         self.game = game

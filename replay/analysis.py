@@ -19,7 +19,7 @@ from typing import Any
 from engine.play import act, chance_rng
 from engine.protocol import CHANCE_TO_MOVE, Game
 from engine.registry import get_bot, get_game
-from engine.search import MctsBot
+from engine.search import HalvingSearchBot
 from events.base import Event, LoomError, Payload
 from replay.branches import branch
 from replay.chances import Chances, win_chances_of
@@ -145,7 +145,7 @@ def search_alternative(game: Game, state: Any, avoid: dict[str, Any], budget: in
     others = [a for a in game.legal_actions(view) if game.action_json(a) != avoid]
     if not others:
         return None
-    return MctsBot(game, budget).choose(view, others, Random(f"loom/alternative/{seed}"))
+    return HalvingSearchBot(game, budget).choose(view, others, Random(f"loom/alternative/{seed}"))
 
 
 def whatif(

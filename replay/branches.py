@@ -12,6 +12,7 @@ from engine.protocol import Game
 from engine.registry import get_bot
 from events.base import IllegalAction
 from replay.facts import Facts, FactTaker
+from replay.game_json import game_json
 from replay.projections import result_rows
 from replay.recorder import event_rows, snapshot_rows, status_of
 from replay.replay import Position, position
@@ -98,14 +99,10 @@ class Node:
     children: list[Node] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        """The tree as JSON, for `logs tree --json` and the service."""
-        return {
-            "id": self.info.id,
+        """The tree as JSON, for `logs tree --json` and the service: each game as in a list (`game_json`), with
+        the turn it forks at and its branches."""
+        return game_json(self.info, self.winners) | {
             "fork_turn": self.fork_turn,
-            "fork_seq": self.info.fork_seq,
-            "status": self.info.status,
-            "turns": self.info.turns,
-            "winners": self.winners,
             "branches": [child.to_json() for child in self.children],
         }
 

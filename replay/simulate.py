@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from contextlib import closing
+from dataclasses import dataclass
 from random import Random
+from typing import Any
 
-from engine.play import chance_rng, first_player, play_out, seated, start
+from engine.play import Step, chance_rng, first_player, play_out, seated, start
 from engine.protocol import Game
 from engine.registry import get_bot, get_game
 from events.base import LoomError, started
@@ -35,8 +37,22 @@ def lineup(game: Game, players: int, bots: Sequence[str]) -> list[str]:
     return names
 
 
-def simulate_one(game: Game, bots: Sequence[str], seed: str) -> NewGame:
-    """Play one game between these bots; the first player is drawn at random (seat 0 starts)."""
+@dataclass(frozen=True, slots=True)
+class Played:
+    """One game as the simulator played it: its seats in turn order, the seed of chance it recorded, the final state
+    and every step; with the snapshots and facts taken on the way (none if it was played for the engine alone)."""
+
+    seats: list[Seat]
+    seed: int
+    state: Any
+    steps: list[Step]
+    snapshots: SnapshotTaker
+    facts: FactTaker
+
+
+def play_one(game: Game, bots: Sequence[str], seed: str, *, taking: bool = True) -> Played:
+    """Play one game between these bots; the first player is drawn at random (seat 0 starts). With `taking`, the
+    snapshots and facts are taken as it is played (the rng is used the same either way: the same game)."""
     rng = Random(seed)
     first = first_player(len(bots), rng)
     order = seated(list(enumerate(bots)), first)
@@ -46,42 +62,52 @@ def simulate_one(game: Game, bots: Sequence[str], seed: str) -> NewGame:
     agents = {seat: get_bot(game, bot) for seat, (_, bot) in enumerate(order)}
     bot_rngs = {seat: Random(f"loom/bot/{recorded_seed}/{seat}") for seat in agents}
     setup = len(steps)
-    snapshots = SnapshotTaker(0)
-    facts = FactTaker(game, setup)
+    snapshots, facts = SnapshotTaker(0), FactTaker(game, setup)
     state, more = play_out(
         game,
         state,
         agents,
         chance_rng(recorded_seed, setup),
         bot_rngs,
-        observe=lambda now, played: snapshots.offer(now, setup + len(played), played[-1].turn),
-        watcher=facts,
+        observe=(lambda now, played: snapshots.offer(now, setup + len(played), played[-1].turn)) if taking else None,
+        watcher=facts if taking else None,
     )
-    steps += more
+    seats = [Seat(name, bot) for name, (_, bot) in zip(players, order)]
+    return Played(seats, recorded_seed, state, steps + more, snapshots, facts)
+
+
+def simulate_one(game: Game, bots: Sequence[str], seed: str) -> NewGame:
+    """Play one game between these bots (see `play_one`), as the rows to store."""
+    played = play_one(game, bots, seed)
     return NewGame(
         game=game.name,
-        seats=[Seat(name, bot) for name, (_, bot) in zip(players, order)],
+        seats=played.seats,
         source="simulated",
-        seed=recorded_seed,
+        seed=played.seed,
         rules_version=game.rules_version,
-        events=event_rows(steps, 0),
-        status=status_of(game, state),
-        turns=steps[-1].turn,
-        snapshots=snapshots.rows,
-        results=result_rows(game, state),
-        facts=facts.done(),
+        events=event_rows(played.steps, 0),
+        status=status_of(game, played.state),
+        turns=played.steps[-1].turn,
+        snapshots=played.snapshots.rows,
+        results=result_rows(game, played.state),
+        facts=played.facts.done(),
     )
+
+
+def game_seed(name: str, seed: int, index: int) -> str:
+    """The seed of game `index` of a simulation of `name` with `seed`: each game reproducible on its own."""
+    return f"loom/simulate/{name}/{seed}/{index}"
 
 
 def _play_chunk(work: tuple[str, int, int, Sequence[str], int]) -> list[NewGame]:
     name, seed, first, bots, count = work
     game = get_game(name)
-    return [simulate_one(game, bots, f"loom/simulate/{name}/{seed}/{index}") for index in range(first, first + count)]
+    return [simulate_one(game, bots, game_seed(name, seed, index)) for index in range(first, first + count)]
 
 
 def simulated(
     game: Game, games: int, bots: Sequence[str], seed: int, workers: int = 1
-) -> Iterator[list[NewGame]]:
+) -> Generator[list[NewGame], None, None]:
     """`games` games in batches, each game reproducible from (seed, its index) whatever the number of workers."""
     work = [(game.name, seed, first, bots, min(BATCH, games - first)) for first in range(0, games, BATCH)]
     if workers <= 1 or len(work) == 1:

@@ -13,7 +13,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from engine.registry import UnknownGame
+from engine.registry import BadBudget, UnknownBot, UnknownGame
 from events.base import MAX_DEPTH as LINE_DEPTH
 from events.base import IllegalAction, LoomError, MalformedEvent
 from replay.replay import OutOfRange
@@ -42,6 +42,8 @@ STATUS: tuple[tuple[type[LoomError], int], ...] = (
     (Unauthorized, 401),
     (Forbidden, 403),
     (UnknownGame, 422),
+    (UnknownBot, 422),
+    (BadBudget, 422),
     (IllegalAction, 422),
     (MalformedEvent, 422),
     (StoreError, 503),

@@ -7,6 +7,7 @@ from typing import Any
 from engine.registry import get_game
 from events.base import LoomError
 from replay.branches import tree
+from replay.game_json import game_json
 from replay.live import Filter, find_games
 from replay.replay import position
 from replay.store import GameInfo, Store
@@ -19,40 +20,21 @@ MAX_EVENTS = 5000
 
 
 def summary(store: Store, info: GameInfo) -> dict[str, Any]:
-    """A game's public facts: players, status, progress, parent, and its results once finished."""
+    """A game's public facts (`replay.game_json`): players, status, progress, parent, and its results once
+    finished."""
     if not info.seats:
         info = store.game(info.id)
-    results = store.results(info.id) if info.status == "finished" else []
-    return {
-        "id": info.id,
-        "game": info.game,
-        "players": [seat.name for seat in info.seats],
-        "bots": [seat.bot for seat in info.seats],
-        "status": info.status,
-        "source": info.source,
-        "turns": info.turns,
-        "seq": info.last_seq,
-        "parent": info.parent_id,
-        "fork_seq": info.fork_seq,
-        "created_at": info.created_at.isoformat(),
-        "scores": [r.score for r in results] if results else None,
-        "winners": [r.seat for r in results if r.winner] if results else None,
-    }
+    return game_json(info, results=store.results(info.id) if info.status == "finished" else [])
 
 
 def list_games(service: Service, wanted: Filter) -> list[dict[str, Any]]:
-    """The games that pass the filter, newest first."""
+    """The games that pass the filter, newest first (without scores: the list stays one query per page)."""
     if wanted.game is not None:
         get_game(wanted.game)
     store = service.db.reader()
     infos = find_games(store, wanted)
     winners = store.winners([info.id for info in infos if info.status == "finished"])
-    rows = []
-    for info in infos:
-        row = summary(store, info) | {"winners": winners.get(info.id) if info.status == "finished" else None}
-        del row["scores"]  # the list stays one query per page; a game's own page has them
-        rows.append(row)
-    return rows
+    return [game_json(info, winners.get(info.id)) for info in infos]
 
 
 def viewer_of(service: Service, caller: Caller, info: GameInfo, asked: str | None) -> Viewer:

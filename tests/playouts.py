@@ -1,6 +1,7 @@
 """Seeded random playouts of any game, and the properties every game's playouts must have (OpenSpiel's
-random-simulation tests). Each tests/unit/test_<game>_playouts.py plays its games with `playout`, checks these
-properties and adds its game's own (conservation laws, hidden information, the end).
+random-simulation tests). Each tests/unit/test_<game>_playouts.py describes its game's playouts as a `Suite` and
+checks its game's own properties (conservation laws, hidden information, the end); tests/unit/test_playouts.py
+checks these properties for every suite.
 """
 
 from __future__ import annotations
@@ -211,3 +212,53 @@ def check_bots(game: Playout) -> None:
     """Every bot chose one of the legal actions it was offered."""
     for kind, legal, action in game.choices:
         assert action in legal, (game.name, kind, action)
+
+
+# --- One game's playouts, as tests/unit/test_playouts.py checks them ------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class Suite:
+    """A game's seeded playouts and how hard each property of this module is checked on them (the `*_every` are
+    strides over events); `check_moves` and `check_own` bring the game's own checks."""
+
+    rules: Game
+    bots: Mapping[str, Callable[[], Any]]  # by kind; every kind plays in the seeded games
+    lineups: Sequence[Lineup]
+    redealt_hidden: Callable[[Any, int, Random], Any]  # the state with the cards a seat cannot see dealt again
+    check_own: Callable[[Playout], None]  # the game's own properties, at full strength
+    check_moves: Callable[[Playout, int], None] = check_moves  # with the game's own checks where a seat moves
+    first: int = 2  # the first state after the setup events
+    most_players: int = 5
+    hidden_only: Callable[[Any], bool] | None = None  # the states whose hidden cards can be dealt again
+    snapshot_only: bool = False  # `check_replay` continues only from the snapshot (see there)
+    deep_every: int = 9
+    view_every: int = 3
+    hidden_every: int = 15
+    full_prefixes: int | None = 1  # the first game replays from every this many events; None: sampled like the rest
+    sampled_prefixes: int = 3  # prefixes sampled at random in the other games (with 0, `first` and the end)
+    full_stride: int = 5  # at full strength: the prefixes replayed
+    full_every: int = 1  # at full strength: `apply` compared with a deep copy, hidden cards dealt again
+    greedy: tuple[int, int]  # (games, wins at least) of the greedy bot against two random ones
+    chosen_kinds: tuple[str, ...] = ("random", "random", "greedy")  # the bots hypothesis picks from, with repeats
+    chosen_games: int = 8  # games hypothesis picks for every property
+    chosen_prefixes: int = 30  # games hypothesis picks for a prefix
+
+    @property
+    def name(self) -> str:
+        """The game's name."""
+        return self.rules.name
+
+    def playout(self, seed: int, kinds: Sequence[str]) -> Playout:
+        """A game between these bots, the first player drawn at random, as the simulator plays it."""
+        return playout(self.rules, self.bots, seed, kinds)
+
+
+_SEEDED: dict[str, list[Playout]] = {}
+
+
+def seeded(suite: Suite) -> list[Playout]:
+    """The suite's seeded games, played once per test session (its own checks and the generic ones share them)."""
+    if suite.name not in _SEEDED:
+        _SEEDED[suite.name] = [suite.playout(seed, kinds) for seed, kinds in suite.lineups]
+    return _SEEDED[suite.name]

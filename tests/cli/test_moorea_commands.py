@@ -27,7 +27,7 @@ def test_list_and_show_with_the_breakdown(recorded: Path) -> None:
     assert [row["id"] for row in rows] == [3, 2, 1] and {row["game"] for row in rows} == {"moorea"}
     data = json.loads(ok("show", "1", "--db", recorded, "--json"))
     assert data["game"] == "moorea" and data["status"] == "finished"
-    for seat, parts in data["breakdown"].items():
+    for seat, parts in enumerate(data["breakdown"]):
         assert set(parts) == {"products", "tools", "stores", "necklaces"}
         assert sum(parts.values()) == data["scores"][seat]
     text = ok("show", "1", "--db", recorded)

@@ -33,8 +33,8 @@ def test_list_and_show_with_the_breakdown(db: Path) -> None:
     rows = json.loads(ok("list", "--game", GAME, "--db", db, "--json"))
     assert [row["id"] for row in rows] == [4, 3, 2, 1] and {row["game"] for row in rows} == {GAME}
     data = json.loads(ok("show", "1", "--db", db, "--json"))
-    assert max(data["scores"].values()) == data["scores"][str(data["winners"][0])]
-    breakdown = data["breakdown"]["0"]
+    assert max(data["scores"]) == data["scores"][data["winners"][0]]
+    breakdown = data["breakdown"][0]
     assert set(breakdown) == {"printed", "rules", "cards", "major"}
     assert "printed" in ok("show", "1", "--db", db) and "Stones of Fate" in ok("show", "1", "--db", db)
 

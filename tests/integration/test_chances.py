@@ -10,7 +10,7 @@ from engine.cards import without_all
 from engine.motto.cards import FULL_DECK
 from engine.motto.state import MottoState
 from engine.play import chance_rng, play_out, start
-from engine.registry import UnknownGame, get_bot, get_game
+from engine.registry import UnknownBot, get_bot, get_game
 from events.base import LoomError
 from replay.chances import win_chances, win_chances_of
 
@@ -90,7 +90,7 @@ def test_the_chances_of_an_open_position_add_up_to_one_and_carry_their_margin() 
 
 
 def test_an_unknown_bot_or_no_rollout_is_refused() -> None:
-    with pytest.raises(UnknownGame, match="no bot 'clever'"):
+    with pytest.raises(UnknownBot, match="no bot 'clever'"):
         win_chances(MOTTO, opening("motto"), rollouts=5, bot="clever")
     with pytest.raises(LoomError, match="at least 1"):
         win_chances(MOTTO, opening("motto"), rollouts=0, bot="greedy")

@@ -1,5 +1,6 @@
-"""Seeded random playouts of Moirai: the properties of tests/playouts.py, and Moirai's cards and lives (M1, M5,
-M6), the draw first (M7), what each seat may see (M3, M9) and the end on the emptied deck (M10, M11).
+"""Seeded random playouts of Moirai (`SUITE`, whose properties of tests/playouts.py tests/unit/test_playouts.py
+checks), and Moirai's own: cards and lives (M1, M5, M6), the draw first (M7), what each seat may see (M3, M9) and the
+end on the emptied deck (M10, M11).
 """
 
 from __future__ import annotations
@@ -10,10 +11,6 @@ from dataclasses import replace
 from random import Random
 from typing import Any
 
-import pytest
-from hypothesis import Phase, given, settings
-from hypothesis import strategies as st
-
 from engine.bots import RandomBot
 from engine.moirai import GAME
 from engine.moirai.actions import Draw, Keep, Take
@@ -23,7 +20,7 @@ from engine.moirai.state import MoiraiState
 from engine.protocol import HIDDEN
 from events.moirai import CardKept, CardsDrawn, PileTaken, StartsRevealed
 from tests import playouts
-from tests.playouts import Lineup, Playout
+from tests.playouts import Playout
 
 
 class TakerBot:
@@ -36,22 +33,6 @@ class TakerBot:
 
 
 BOTS: dict[str, Any] = {"random": RandomBot, "greedy": GreedyBot, "taker": TakerBot}
-
-
-def playout(seed: int, kinds: Sequence[str]) -> Playout:
-    """A game between these bots (one per player in the line-up), the first player drawn at random."""
-    return playouts.playout(GAME, BOTS, seed, kinds)
-
-
-def lineups() -> list[Lineup]:
-    """(seed, bots) of the seeded games: mostly random bots, some greedy and mixed, a few takers."""
-    return playouts.lineups(range(2, 6), random=12, greedy=2, mixed=3, special=("taker", "random", 3))
-
-
-@pytest.fixture(scope="module")
-def games() -> list[Playout]:
-    """The seeded games, played once for the whole module."""
-    return [playout(seed, kinds) for seed, kinds in lineups()]
 
 
 # --- The properties, each for one game --------------------------------------------------------------------------------
@@ -142,11 +123,6 @@ def redealt_hidden(state: MoiraiState, seat: int, rng: Random) -> MoiraiState:
     )
 
 
-def check_view_ignores_hidden_cards(game: Playout, every: int) -> None:
-    """A seat's view is the same whatever the cards it cannot see and the seed of chance are (M3, M9)."""
-    playouts.check_view_ignores_hidden_cards(game, every, redealt_hidden, first=3)
-
-
 def check_end(game: Playout) -> None:
     """M10, M11: the draw that empties the deck is the last draw; its turn ends with a keep; the reveal follows."""
     payloads = game.payloads
@@ -157,18 +133,26 @@ def check_end(game: Playout) -> None:
     assert all(state.deck_left > 0 for state in game.states[3:-3])
 
 
-def check_all(game: Playout) -> None:
-    """Every property, at full strength."""
-    playouts.check_replay(game, [*range(0, len(game.steps), 5), len(game.steps)])
-    playouts.check_checked_replay(game)
-    playouts.check_apply_is_pure(game, deep_every=1)
-    check_moves(game, view_every=1)
+def check_own(game: Playout) -> None:
+    """Moirai's own properties, at full strength."""
     check_cards(game)
-    playouts.check_snapshots(game, every=1)
     check_views(game)
-    check_view_ignores_hidden_cards(game, every=1)
-    playouts.check_bots(game)
     check_end(game)
+
+
+SUITE = playouts.Suite(
+    rules=GAME,
+    bots=BOTS,
+    # the seeded games: mostly random bots, some greedy and mixed, a few takers
+    lineups=playouts.lineups(range(2, 6), random=12, greedy=2, mixed=3, special=("taker", "random", 3)),
+    redealt_hidden=redealt_hidden,
+    check_own=check_own,
+    check_moves=check_moves,
+    first=3,
+    hidden_every=11,
+    greedy=(45, 27),
+    chosen_kinds=("random", "random", "greedy", "taker"),
+)
 
 
 # --- The seeded games -------------------------------------------------------------------------------------------------
@@ -185,42 +169,10 @@ def test_the_seeded_games_cover_every_player_count_and_both_options(games: list[
     assert short > 0  # M10: some games end on a draw of fewer than three cards
 
 
-def test_any_prefix_replays_to_the_same_state(games: list[Playout]) -> None:
-    """Replaying the first k events and then the rest (directly or from its snapshot) gives the same state."""
-    for n, game in enumerate(games):
-        last = len(game.steps)
-        prefixes = range(last + 1) if n == 0 else {0, 3, last, *Random(n).sample(range(last + 1), 3)}
-        playouts.check_replay(game, prefixes)
-
-
-def test_a_checked_replay_accepts_every_event_and_rebuilds_the_same_steps(games: list[Playout]) -> None:
-    """Every event play_out logged passes `check` again, with the same turn and actor."""
-    for game in games:
-        playouts.check_checked_replay(game)
-
-
-def test_apply_never_mutates_its_input(games: list[Playout]) -> None:
-    """The state given to `apply` is unchanged afterwards (compared with a deep copy every few events)."""
-    for game in games:
-        playouts.check_apply_is_pure(game, deep_every=9)
-
-
-def test_legal_actions_are_non_empty_until_the_end(games: list[Playout]) -> None:
-    """Whenever a seat is to move it has a legal action; the game ends at its last event, and only there."""
-    for game in games:
-        check_moves(game, view_every=3)
-
-
 def test_every_card_is_somewhere_once_and_lives_rise(games: list[Playout]) -> None:
     """M1, M5, M6, after every event."""
     for game in games:
         check_cards(game)
-
-
-def test_every_state_round_trips_through_a_snapshot(games: list[Playout]) -> None:
-    """decode_state(encode_state(state)) == state after each event (every fifth event of most games)."""
-    for n, game in enumerate(games):
-        playouts.check_snapshots(game, every=1 if n % 8 == 0 else 5)
 
 
 def test_a_view_shows_exactly_what_its_seat_may_know(games: list[Playout]) -> None:
@@ -229,53 +181,7 @@ def test_a_view_shows_exactly_what_its_seat_may_know(games: list[Playout]) -> No
         check_views(game)
 
 
-def test_a_view_does_not_depend_on_the_cards_it_hides(games: list[Playout]) -> None:
-    """Giving the cards a seat cannot see other values, or changing the seed of chance, leaves its view unchanged."""
-    for game in games:
-        check_view_ignores_hidden_cards(game, every=11)
-
-
-def test_bots_only_choose_legal_actions(games: list[Playout]) -> None:
-    """The random, greedy and test bots choose only among the legal actions of their view."""
-    assert {kind for game in games for kind, _, _ in game.choices} == {"random", "greedy", "taker"}
-    for game in games:
-        playouts.check_bots(game)
-
-
 def test_the_game_ends_with_the_draw_that_empties_the_deck(games: list[Playout]) -> None:
     """M10, M11, in every seeded game."""
     for game in games:
         check_end(game)
-
-
-def test_a_seeded_playout_is_reproducible() -> None:
-    """The same seed and bots give the same log."""
-    assert playout(7, ("greedy", "random", "random")).steps == playout(7, ("greedy", "random", "random")).steps
-
-
-def test_greedy_beats_random_clearly() -> None:
-    """Over 45 three-player games, the greedy bot (in each seat in turn) wins far more than a random third."""
-    wins = playouts.greedy_wins(playout, 45)
-    assert wins >= 27, f"greedy won {wins} of 45"
-
-
-# --- Games chosen by hypothesis --------------------------------------------------------------------------------------
-
-
-@settings(max_examples=8, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate])
-@given(
-    seed=st.integers(min_value=0, max_value=2**32 - 1),
-    kinds=st.lists(st.sampled_from(["random", "random", "greedy", "taker"]), min_size=2, max_size=5),
-)
-def test_every_property_holds_in_any_game(seed: int, kinds: list[str]) -> None:
-    """All of the above, at full strength, for games hypothesis picks: any seed, 2-5 players, any bots."""
-    check_all(playout(seed, kinds))
-
-
-@settings(max_examples=30, deadline=None)
-@given(data=st.data(), seed=st.integers(min_value=0, max_value=2**32 - 1), players=st.integers(2, 5))
-def test_any_prefix_continues_to_the_same_end(data: st.DataObject, seed: int, players: int) -> None:
-    """Replaying the first k events (directly or from a snapshot) and then the rest gives the full replay."""
-    game = playout(seed, ["random"] * players)
-    k = data.draw(st.integers(min_value=0, max_value=len(game.steps)), label="prefix")
-    playouts.check_replay(game, [k])

@@ -1,18 +1,15 @@
-"""Seeded random playouts of Moorea, as for Motto: the properties of tests/playouts.py (the snapshot equal to its
-prefix), and Moorea's cards and tools (R3, R5, R8), full table and hand limits (R4, R5, R9) and end (R10).
+"""Seeded random playouts of Moorea (`SUITE`, whose properties of tests/playouts.py tests/unit/test_playouts.py
+checks, the snapshot equal to its prefix), and Moorea's own: cards and tools (R3, R5, R8), full table and hand limits
+(R4, R5, R9), what a seat sees and the end (R10).
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from random import Random
 from typing import Any
-
-import pytest
-from hypothesis import Phase, given, settings
-from hypothesis import strategies as st
 
 from engine.bots import RandomBot
 from engine.moorea import GAME
@@ -22,7 +19,7 @@ from engine.moorea.state import DRAW, MooreaState, hand_limit, phase
 from engine.protocol import CHANCE_TO_MOVE, HIDDEN
 from events.moorea import ProductBought, ProductLaidOut, ToolBought
 from tests import playouts
-from tests.playouts import Lineup, Playout
+from tests.playouts import Playout
 
 
 class ToolmakerBot:
@@ -40,28 +37,7 @@ class ToolmakerBot:
 BOTS: dict[str, Any] = {"random": RandomBot, "greedy": GreedyBot, "toolmaker": ToolmakerBot}
 
 
-def playout(seed: int, kinds: Sequence[str]) -> Playout:
-    """A game between these bots, the first player drawn at random."""
-    return playouts.playout(GAME, BOTS, seed, kinds)
-
-
-def lineups() -> list[Lineup]:
-    """(seed, bots) of the seeded games: random, greedy, mixed, and tool buyers, 2 to 5 players."""
-    return playouts.lineups(range(2, 6), random=4, greedy=2, mixed=2, special=("toolmaker", "greedy", 2))
-
-
-@pytest.fixture(scope="module")
-def games() -> list[Playout]:
-    """The seeded games, played once for the whole module."""
-    return [playout(seed, kinds) for seed, kinds in lineups()]
-
-
 # --- The properties, each for one game --------------------------------------------------------------------------------
-
-
-def check_replay(game: Playout, prefixes: Iterable[int]) -> None:
-    """Folding a prefix and then the rest equals the full replay and the state play_out built; so does a snapshot."""
-    playouts.check_replay(game, prefixes, snapshot_only=True)
 
 
 def check_conservation(game: Playout) -> None:
@@ -96,9 +72,8 @@ def check_table(game: Playout) -> None:
 
 def check_views(game: Playout, every: int) -> None:
     """A seat sees its own hand, the table and everyone's owned cards; others' hands, the deck and the pile are
-    HIDDEN; and re-dealing what it cannot see leaves its view unchanged."""
-    rng = Random(game.name)
-    for i, state in enumerate(game.states[2::every]):
+    HIDDEN (that dealing them again leaves its view unchanged, tests/unit/test_playouts.py checks)."""
+    for state in game.states[2::every]:
         for seat in range(game.players):
             view = GAME.view(state, seat)
             assert view.hands[seat] == state.hands[seat]
@@ -107,7 +82,6 @@ def check_views(game: Playout, every: int) -> None:
             assert set(view.deck) <= {HIDDEN} and set(view.pile) <= {HIDDEN} and view.seed == HIDDEN
             public = ("face_up", "layout", "owned", "tools", "laid", "discard", "removed", "supply", "final_turns")
             assert all(getattr(view, name) == getattr(state, name) for name in public)
-            assert GAME.view(redealt_hidden(state, seat, rng), seat) == view, (game.name, i, seat)
 
 
 def redealt_hidden(state: MooreaState, seat: int, rng: Random) -> MooreaState:
@@ -147,17 +121,34 @@ def check_end(game: Playout) -> None:
     assert [seats[t] for t in sorted(seats)] == [(trigger_seat + k) % game.players for k in range(1, game.players + 1)]
 
 
-def check_all(game: Playout) -> None:
-    """Every property, at full strength."""
-    check_replay(game, [*range(0, len(game.steps), 25), len(game.steps)])
-    playouts.check_checked_replay(game)
-    playouts.check_apply_is_pure(game, deep_every=3)
-    playouts.check_moves(game, view_every=1)
+def check_own(game: Playout) -> None:
+    """Moorea's own properties, at full strength."""
     check_conservation(game)
     check_table(game)
     check_views(game, every=7)
-    playouts.check_bots(game)
     check_end(game)
+
+
+SUITE = playouts.Suite(
+    rules=GAME,
+    bots=BOTS,
+    # the seeded games: random, greedy, mixed, and tool buyers, 2 to 5 players
+    lineups=playouts.lineups(range(2, 6), random=4, greedy=2, mixed=2, special=("toolmaker", "greedy", 2)),
+    redealt_hidden=redealt_hidden,
+    check_own=check_own,
+    snapshot_only=True,
+    deep_every=11,
+    view_every=4,
+    hidden_every=23,
+    full_prefixes=None,
+    sampled_prefixes=2,
+    full_stride=25,
+    full_every=3,
+    greedy=(30, 25),
+    chosen_kinds=("random", "random", "greedy", "toolmaker"),
+    chosen_games=6,
+    chosen_prefixes=10,
+)
 
 
 # --- The seeded games -------------------------------------------------------------------------------------------------
@@ -183,31 +174,6 @@ def test_the_seeded_games_cover_every_player_count_and_every_kind_of_event(games
     assert bought == {"intermediate", "production site", "store", "seashell necklace", "product"}
 
 
-def test_replaying_any_prefix_then_the_rest_equals_the_full_replay(games: list[Playout]) -> None:
-    """Fold a prefix, then continue from it (or from its snapshot): the same state as the whole log and play_out."""
-    for n, game in enumerate(games):
-        last = len(game.steps)
-        check_replay(game, {0, 2, last, *Random(n).sample(range(last + 1), 2)})
-
-
-def test_a_checked_replay_accepts_every_event_and_rebuilds_the_same_steps(games: list[Playout]) -> None:
-    """Every event play_out logged passes `check` again, with the same turn and actor."""
-    for game in games:
-        playouts.check_checked_replay(game)
-
-
-def test_apply_never_mutates_its_input(games: list[Playout]) -> None:
-    """The state given to `apply` is unchanged afterwards."""
-    for game in games:
-        playouts.check_apply_is_pure(game, deep_every=11)
-
-
-def test_legal_actions_are_non_empty_until_the_end(games: list[Playout]) -> None:
-    """Whenever a seat is to move it has a legal action, the same from its own view; the game ends only at its end."""
-    for game in games:
-        playouts.check_moves(game, view_every=4)
-
-
 def test_cards_and_tools_are_conserved(games: list[Playout]) -> None:
     """R3, R5, R8: after every event, every card is somewhere, once; at most one tool of each kind per seat."""
     for game in games:
@@ -220,33 +186,16 @@ def test_the_table_is_full_and_hands_within_limits(games: list[Playout]) -> None
         check_table(game)
 
 
-def test_a_view_hides_what_it_must_and_nothing_hidden_leaks(games: list[Playout]) -> None:
-    """Hands private, face-up commodities, layout and owned cards public; re-dealing hidden cards changes nothing."""
+def test_a_view_hides_what_it_must(games: list[Playout]) -> None:
+    """Hands private, face-up commodities, layout and owned cards public."""
     for game in games:
         check_views(game, every=23)
-
-
-def test_bots_only_choose_legal_actions(games: list[Playout]) -> None:
-    """The random, greedy and test bots choose only among the legal actions of their view."""
-    for game in games:
-        playouts.check_bots(game)
 
 
 def test_the_end_gives_every_seat_exactly_one_more_turn(games: list[Playout]) -> None:
     """R10, in every seeded game."""
     for game in games:
         check_end(game)
-
-
-def test_a_seeded_playout_is_reproducible() -> None:
-    """The same seed and bots give the same log."""
-    assert playout(7, ("greedy", "random")).steps == playout(7, ("greedy", "random")).steps
-
-
-def test_greedy_beats_random_clearly() -> None:
-    """Over 30 three-player games, the greedy bot (in each seat in turn) wins far more than a random third."""
-    wins = playouts.greedy_wins(playout, 30)
-    assert wins >= 25, f"greedy won {wins} of 30"
 
 
 def test_the_layout_refill_follows_every_purchase_while_the_pile_lasts(games: list[Playout]) -> None:
@@ -256,28 +205,6 @@ def test_the_layout_refill_follows_every_purchase_while_the_pile_lasts(games: li
             if isinstance(step.payload, ProductBought) and game.states[i].pile:
                 following = [s.payload for s in game.steps[i + 1 : i + 4]]
                 assert any(isinstance(p, ProductLaidOut) for p in following), (game.name, i)
-
-
-# --- Games chosen by hypothesis --------------------------------------------------------------------------------------
-
-
-@settings(max_examples=6, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate])
-@given(
-    seed=st.integers(min_value=0, max_value=2**32 - 1),
-    kinds=st.lists(st.sampled_from(["random", "random", "greedy", "toolmaker"]), min_size=2, max_size=5),
-)
-def test_every_property_holds_in_any_game(seed: int, kinds: list[str]) -> None:
-    """All of the above, at full strength, for games hypothesis picks: any seed, 2-5 players, any bots."""
-    check_all(playout(seed, kinds))
-
-
-@settings(max_examples=10, deadline=None)
-@given(data=st.data(), seed=st.integers(min_value=0, max_value=2**32 - 1), players=st.integers(2, 5))
-def test_any_prefix_continues_to_the_same_end(data: st.DataObject, seed: int, players: int) -> None:
-    """Replaying the first k events (directly or from a snapshot) and then the rest gives the full replay."""
-    game = playout(seed, ["random"] * players)
-    k = data.draw(st.integers(min_value=0, max_value=len(game.steps)), label="prefix")
-    check_replay(game, [k])
 
 
 def test_phase_is_a_draw_only_at_the_start_of_a_turn(games: list[Playout]) -> None:

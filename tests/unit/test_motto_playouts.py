@@ -1,5 +1,6 @@
-"""Seeded random playouts of Motto: the properties of tests/playouts.py, and Motto's tokens, points and cards
-(T1, T2), full pool (T4), hidden hands (T3, T4) and end (T7), after every event of every game.
+"""Seeded random playouts of Motto (`SUITE`, whose properties of tests/playouts.py tests/unit/test_playouts.py
+checks), and Motto's own: tokens, points and cards (T1, T2), full pool (T4), hidden hands (T3, T4) and end (T7), after
+every event of every game.
 """
 
 from __future__ import annotations
@@ -10,10 +11,6 @@ from dataclasses import replace
 from random import Random
 from typing import Any
 
-import pytest
-from hypothesis import Phase, given, settings
-from hypothesis import strategies as st
-
 from engine.bots import RandomBot
 from engine.motto import GAME
 from engine.motto.actions import Draw, Pass, Play
@@ -23,7 +20,7 @@ from engine.motto.state import MottoState
 from engine.protocol import CHANCE_TO_MOVE, HIDDEN
 from events.motto import CardsPlayed, PoolCardTaken
 from tests import playouts
-from tests.playouts import Lineup, Playout
+from tests.playouts import Playout
 
 TOKENS = len(VALUES) * len(TOKEN_POINTS)  # 27
 POINTS = len(VALUES) * sum(TOKEN_POINTS)  # 54
@@ -39,22 +36,6 @@ class HoarderBot:
 
 
 BOTS: dict[str, Any] = {"random": RandomBot, "greedy": GreedyBot, "hoarder": HoarderBot}
-
-
-def playout(seed: int, kinds: Sequence[str]) -> Playout:
-    """A game between these bots (one per player in the line-up), the first player drawn at random (T3)."""
-    return playouts.playout(GAME, BOTS, seed, kinds)
-
-
-def lineups() -> list[Lineup]:
-    """(seed, bots) of the seeded games: mostly random bots, some greedy and mixed, a few hoarders."""
-    return playouts.lineups(range(2, 6), random=30, greedy=5, mixed=5, special=("hoarder", "random", 2))
-
-
-@pytest.fixture(scope="module")
-def games() -> list[Playout]:
-    """The seeded games, played once for the whole module."""
-    return [playout(seed, kinds) for seed, kinds in lineups()]
 
 
 # --- The properties, each for one game --------------------------------------------------------------------------------
@@ -144,12 +125,6 @@ def redealt_hidden(state: MottoState, seat: int, rng: Random) -> MottoState:
     return replace(state, deck=deck, hands=tuple(hands), seed=seed)
 
 
-def check_view_ignores_hidden_cards(game: Playout, every: int) -> None:
-    """A seat's view is the same whatever the cards it cannot see and the seed of chance are: nothing hidden leaks
-    into it (T4)."""
-    playouts.check_view_ignores_hidden_cards(game, every, redealt_hidden)
-
-
 def check_end(game: Playout) -> None:
     """T7: the seat that took the last large-or-medium token plays no more; the others play once each, clockwise."""
     trigger = next((i for i, state in enumerate(game.states) if state.final_turns is not None), None)
@@ -161,19 +136,26 @@ def check_end(game: Playout) -> None:
     assert after == [(taker + k) % game.players for k in range(1, game.players)], game.name
 
 
-def check_all(game: Playout) -> None:
-    """Every property, at full strength."""
-    playouts.check_replay(game, [*range(0, len(game.steps), 5), len(game.steps)])
-    playouts.check_checked_replay(game)
-    playouts.check_apply_is_pure(game, deep_every=1)
-    check_moves(game, view_every=1)
+def check_own(game: Playout) -> None:
+    """Motto's own properties, at full strength."""
     check_conservation(game)
     check_pool(game)
-    playouts.check_snapshots(game, every=1)
     check_views(game)
-    check_view_ignores_hidden_cards(game, every=1)
-    playouts.check_bots(game)
     check_end(game)
+
+
+SUITE = playouts.Suite(
+    rules=GAME,
+    bots=BOTS,
+    # the seeded games: mostly random bots, some greedy and mixed, a few hoarders
+    lineups=playouts.lineups(range(2, 6), random=30, greedy=5, mixed=5, special=("hoarder", "random", 2)),
+    redealt_hidden=redealt_hidden,
+    check_own=check_own,
+    check_moves=check_moves,
+    greedy=(60, 45),
+    chosen_games=10,
+    chosen_prefixes=40,
+)
 
 
 # --- The seeded games -------------------------------------------------------------------------------------------------
@@ -193,32 +175,6 @@ def test_the_seeded_games_cover_every_player_count_and_the_rare_corners(games: l
     assert short > 0
 
 
-def test_replaying_any_prefix_then_the_rest_equals_the_full_replay(games: list[Playout]) -> None:
-    """Fold a prefix, then continue from it (or from its snapshot): the same state as the whole log and play_out."""
-    for n, game in enumerate(games):
-        last = len(game.steps)
-        prefixes = range(last + 1) if n == 0 else {0, 2, last, *Random(n).sample(range(last + 1), 3)}
-        playouts.check_replay(game, prefixes)
-
-
-def test_a_checked_replay_accepts_every_event_and_rebuilds_the_same_steps(games: list[Playout]) -> None:
-    """Every event play_out logged passes `check` again, with the same turn and actor."""
-    for game in games:
-        playouts.check_checked_replay(game)
-
-
-def test_apply_never_mutates_its_input(games: list[Playout]) -> None:
-    """The state given to `apply` is unchanged afterwards (compared with a deep copy every few events)."""
-    for game in games:
-        playouts.check_apply_is_pure(game, deep_every=9)
-
-
-def test_legal_actions_are_non_empty_until_the_end(games: list[Playout]) -> None:
-    """Whenever a seat is to move it has a legal action; the game ends at its last event, and only there."""
-    for game in games:
-        check_moves(game, view_every=3)
-
-
 def test_tokens_points_and_cards_are_conserved(games: list[Playout]) -> None:
     """T1, T2: after every event, 27 tokens, 54 points and the 54 cards are all accounted for."""
     for game in games:
@@ -231,66 +187,13 @@ def test_the_pool_is_full_whenever_cards_are_left_to_fill_it(games: list[Playout
         check_pool(game)
 
 
-def test_every_state_round_trips_through_a_snapshot(games: list[Playout]) -> None:
-    """decode_state(encode_state(state)) == state after each event (every fifth event of most games)."""
-    for n, game in enumerate(games):
-        playouts.check_snapshots(game, every=1 if n % 8 == 0 else 5)
-
-
 def test_a_view_never_shows_another_seats_hidden_cards(games: list[Playout]) -> None:
     """T4: in a seat's view, others' deck draws and the deck are HIDDEN; cards taken face up stay visible."""
     for game in games:
         check_views(game)
 
 
-def test_a_view_does_not_depend_on_the_cards_it_hides(games: list[Playout]) -> None:
-    """T4: re-dealing the cards a seat cannot see, or changing the seed of chance, leaves its view unchanged."""
-    for game in games:
-        check_view_ignores_hidden_cards(game, every=15)
-
-
-def test_bots_only_choose_legal_actions(games: list[Playout]) -> None:
-    """The random, greedy and test bots choose only among the legal actions of their view."""
-    assert {kind for game in games for kind, _, _ in game.choices} == {"random", "greedy", "hoarder"}
-    for game in games:
-        playouts.check_bots(game)
-
-
 def test_the_end_gives_each_other_seat_exactly_one_more_turn(games: list[Playout]) -> None:
     """T7, in every seeded game."""
     for game in games:
         check_end(game)
-
-
-def test_a_seeded_playout_is_reproducible() -> None:
-    """The same seed and bots give the same log."""
-    assert playout(7, ("greedy", "random", "random")).steps == playout(7, ("greedy", "random", "random")).steps
-
-
-def test_greedy_beats_random_clearly() -> None:
-    """Over 60 three-player games, the greedy bot (in each seat in turn) wins far more than a random third."""
-    wins = playouts.greedy_wins(playout, 60)
-    assert wins >= 45, f"greedy won {wins} of 60"
-
-
-# --- Games chosen by hypothesis --------------------------------------------------------------------------------------
-
-
-# Shrinking would replay whole games hundreds of times; a failing seed is as telling unshrunk.
-@settings(max_examples=10, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate])
-@given(
-    seed=st.integers(min_value=0, max_value=2**32 - 1),
-    kinds=st.lists(st.sampled_from(["random", "random", "greedy"]), min_size=2, max_size=5),
-)
-def test_every_property_holds_in_any_game(seed: int, kinds: list[str]) -> None:
-    """All of the above, at full strength, for games hypothesis picks: any seed, 2-5 players, any bots."""
-    check_all(playout(seed, kinds))
-
-
-@settings(max_examples=40, deadline=None)
-@given(data=st.data(), seed=st.integers(min_value=0, max_value=2**32 - 1), players=st.integers(2, 5))
-def test_any_prefix_continues_to_the_same_end(data: st.DataObject, seed: int, players: int) -> None:
-    """Replaying the first k events (directly or from a snapshot) and then the rest gives the full replay."""
-    game = playout(seed, ["random"] * players)
-    k = data.draw(st.integers(min_value=0, max_value=len(game.steps)), label="prefix")
-    playouts.check_replay(game, [k])

@@ -11,8 +11,8 @@ import pytest
 from engine.bots import RandomBot
 from engine.play import act, chance_rng, play_out, start
 from engine.protocol import HIDDEN, Game
-from engine.registry import UnknownGame, get_bot, get_game, with_budget
-from engine.search import MctsBot, Tuning, _halve, _verdict, score_chances, shares
+from engine.registry import BadBudget, get_bot, get_game, with_budget
+from engine.search import HalvingSearchBot, Tuning, _halve, _verdict, score_chances, shares
 
 GAMES = ("motto", "moirai", "moorea", "stones-of-fate")
 LIGHT = Tuning(candidates=3, horizon=4)
@@ -67,7 +67,7 @@ def middle(name: str, decisions: int = 12) -> Any:
 def test_the_search_bot_plays_a_whole_game_with_legal_moves_only(name: str) -> None:
     game = get_game(name)
     state, steps = start(game, ["mcts", "random", "random"], Random(f"legal/{name}"))
-    searcher = Audited(MctsBot(game, budget=4, tuning=LIGHT))
+    searcher = Audited(HalvingSearchBot(game, budget=4, tuning=LIGHT))
     bots = {0: searcher, 1: Audited(RandomBot()), 2: Audited(RandomBot())}
     final, _ = play_out(game, state, bots, chance_rng(2, len(steps)), {seat: Random(seat) for seat in bots})
     assert game.to_move(final) is None and searcher.decisions > 0
@@ -80,7 +80,7 @@ def test_the_search_bot_is_handed_its_view_and_deals_every_world_from_it(name: s
     seat = game.to_move(state)
     view = game.view(state, seat)
     watched = Watched(game)
-    MctsBot(watched, budget=12, tuning=LIGHT).choose(view, game.legal_actions(view), Random(3))  # type: ignore[arg-type]
+    HalvingSearchBot(watched, budget=12, tuning=LIGHT).choose(view, game.legal_actions(view), Random(3))  # type: ignore[arg-type]
     assert watched.handed and all(handed == view for handed in watched.handed)
     assert all(game.view(world, seat) == view for world in watched.dealt)
 
@@ -93,7 +93,7 @@ def test_the_search_bot_cannot_reach_the_cards_hidden_from_its_seat() -> None:
     others = [hand for s, hand in enumerate(view.hands) if s != seat]
     assert all(HIDDEN in hand for hand in others) and set(view.deck) == {HIDDEN}
     watched = Watched(game)
-    MctsBot(watched, budget=30, tuning=LIGHT).choose(view, game.legal_actions(view), Random(4))  # type: ignore[arg-type]
+    HalvingSearchBot(watched, budget=30, tuning=LIGHT).choose(view, game.legal_actions(view), Random(4))  # type: ignore[arg-type]
     real = [hand for s, hand in enumerate(state.hands) if s != seat]
     guessed = [[hand for s, hand in enumerate(world.hands) if s != seat] for world in watched.dealt]
     assert any(hands != real for hands in guessed)  # it guesses; it does not know
@@ -108,7 +108,8 @@ def test_two_positions_a_seat_cannot_tell_apart_get_the_same_decision(name: str)
     decisions = []
     for position in (state, other):
         view = game.view(position, seat)
-        decisions.append(MctsBot(game, budget=12, tuning=LIGHT).choose(view, game.legal_actions(view), Random(5)))
+        bot = HalvingSearchBot(game, budget=12, tuning=LIGHT)
+        decisions.append(bot.choose(view, game.legal_actions(view), Random(5)))
     assert decisions[0] == decisions[1]
 
 
@@ -116,7 +117,7 @@ def test_the_search_is_reproducible_from_the_bot_s_generator() -> None:
     game = get_game("moirai")
     view = game.view(middle("moirai"), game.to_move(middle("moirai")))
     legal = game.legal_actions(view)
-    bot = MctsBot(game, budget=20, tuning=LIGHT)
+    bot = HalvingSearchBot(game, budget=20, tuning=LIGHT)
     assert bot.choose(view, legal, Random(6)) == bot.choose(view, legal, Random(6))
 
 
@@ -125,7 +126,7 @@ def test_the_candidates_are_the_greedy_bot_s_best_actions_best_first() -> None:
     state = middle("stones-of-fate")
     view = game.view(state, game.to_move(state))
     legal = game.legal_actions(view)
-    candidates = MctsBot(game, budget=1, tuning=LIGHT).candidates(view, legal, Random(1))
+    candidates = HalvingSearchBot(game, budget=1, tuning=LIGHT).candidates(view, legal, Random(1))
     assert len(candidates) == 3 and len(set(candidates)) == 3 and set(candidates) <= set(legal)
     assert candidates[0] == get_bot(game, "greedy").choose(view, legal, Random(1))
 
@@ -136,7 +137,7 @@ def test_a_single_legal_action_is_played_without_a_search() -> None:
     state = middle("motto")
     view = game.view(state, game.to_move(state))
     only = game.legal_actions(view)[:1]
-    assert MctsBot(watched, budget=50).choose(view, only, Random(1)) == only[0]  # type: ignore[arg-type]
+    assert HalvingSearchBot(watched, budget=50).choose(view, only, Random(1)) == only[0]  # type: ignore[arg-type]
     assert watched.handed == []
 
 
@@ -145,16 +146,16 @@ def test_the_budget_is_the_number_after_the_bot_s_name() -> None:
     assert get_bot(game, "mcts:7").budget == 7  # type: ignore[attr-defined]
     assert get_bot(game, "mcts").budget > 0  # type: ignore[attr-defined]
     for bad in ("mcts:0", "mcts:x", "mcts:-3"):
-        with pytest.raises(UnknownGame, match="number of playouts"):
+        with pytest.raises(BadBudget, match="number of playouts"):
             get_bot(game, bad)
 
 
 def test_budget_goes_to_every_search_bot_and_needs_one() -> None:
     assert with_budget(["mcts", "greedy", "mcts:5"], 40) == ["mcts:40", "greedy", "mcts:40"]
     assert with_budget(["greedy"], None) == ["greedy"]
-    with pytest.raises(UnknownGame, match="--bot mcts"):
+    with pytest.raises(BadBudget, match="--bot mcts"):
         with_budget(["greedy", "random"], 40)
-    with pytest.raises(UnknownGame, match="at least 1"):
+    with pytest.raises(BadBudget, match="at least 1"):
         with_budget(["mcts"], 0)
 
 
@@ -175,7 +176,7 @@ def test_with_too_few_playouts_to_tell_moves_apart_the_bot_plays_the_greedy_bot_
     view = game.view(state, game.to_move(state))
     legal = game.legal_actions(view)
     greedy = get_bot(game, "greedy").choose(view, legal, Random(2))
-    assert MctsBot(game, budget=1, tuning=LIGHT).choose(view, legal, Random(2)) == greedy
+    assert HalvingSearchBot(game, budget=1, tuning=LIGHT).choose(view, legal, Random(2)) == greedy
 
 
 def test_a_candidate_replaces_the_greedy_bot_s_move_only_when_its_paired_gain_is_clear() -> None:

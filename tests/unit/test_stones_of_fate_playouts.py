@@ -1,18 +1,14 @@
-"""Seeded random playouts of Stones of Fate: the properties of tests/playouts.py, and the turns of two actions
-(S5-S7), cards and stones (S3), what each seat remembers (S3, S5) and the final flip (S10, S11).
+"""Seeded random playouts of Stones of Fate (`SUITE`, whose properties of tests/playouts.py
+tests/unit/test_playouts.py checks), and its own: the turns of two actions (S5-S7), cards and stones (S3), what each
+seat remembers (S3, S5) and the final flip (S10, S11).
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
 from dataclasses import replace
 from random import Random
 from typing import Any
-
-import pytest
-from hypothesis import Phase, given, settings
-from hypothesis import strategies as st
 
 from engine.bots import RandomBot
 from engine.play import MAX_TURNS
@@ -23,25 +19,9 @@ from engine.stones_of_fate.cards import STONES
 from engine.stones_of_fate.state import EMPTY, StonesState
 from events.stones_of_fate import DeathGiven, FinalFlip
 from tests import playouts
-from tests.playouts import Lineup, Playout
+from tests.playouts import Playout
 
 BOTS: dict[str, Any] = {"random": RandomBot, "greedy": GreedyBot}
-
-
-def playout(seed: int, kinds: Sequence[str]) -> Playout:
-    """A game between these bots, the first player drawn at random, as the simulator plays it."""
-    return playouts.playout(GAME, BOTS, seed, kinds)
-
-
-def lineups() -> list[Lineup]:
-    """(seed, bots) of the seeded games: 2-4 players, mostly random bots, some greedy and mixed."""
-    return playouts.lineups(range(2, 5), random=14, greedy=3, mixed=3)
-
-
-@pytest.fixture(scope="module")
-def games() -> list[Playout]:
-    """The seeded games, played once for the whole module."""
-    return [playout(seed, kinds) for seed, kinds in lineups()]
 
 
 # --- The properties, each for one game --------------------------------------------------------------------------------
@@ -115,24 +95,33 @@ def redealt_hidden(state: StonesState, seat: int, rng: Random) -> StonesState:
     return replace(state, spread=tuple(spread), deck=deck, seed=rng.getrandbits(48))
 
 
-def check_view_ignores_hidden_cards(game: Playout, every: int) -> None:
-    """A seat's view is the same whatever the cards it cannot see are: nothing hidden leaks into it."""
-    playouts.check_view_ignores_hidden_cards(game, every, redealt_hidden, only=lambda state: state.deck_ordered)
-
-
-def check_all(game: Playout) -> None:
-    """Every property, at full strength."""
-    playouts.check_replay(game, [*range(0, len(game.steps), 7), len(game.steps)])
-    playouts.check_checked_replay(game)
-    playouts.check_apply_is_pure(game, deep_every=1)
-    check_moves(game, view_every=1)
+def check_own(game: Playout) -> None:
+    """Stones of Fate's own properties, at full strength."""
     check_turns(game)
     check_conservation(game)
     check_end(game)
-    playouts.check_snapshots(game, every=1)
     check_views(game)
-    check_view_ignores_hidden_cards(game, every=1)
-    playouts.check_bots(game)
+
+
+SUITE = playouts.Suite(
+    rules=GAME,
+    bots=BOTS,
+    # the seeded games: 2-4 players, mostly random bots, some greedy and mixed
+    lineups=playouts.lineups(range(2, 5), random=14, greedy=3, mixed=3),
+    redealt_hidden=redealt_hidden,
+    check_own=check_own,
+    check_moves=check_moves,
+    most_players=4,
+    hidden_only=lambda state: state.deck_ordered,
+    deep_every=11,
+    view_every=4,
+    hidden_every=17,
+    full_prefixes=4,
+    sampled_prefixes=2,
+    full_stride=7,
+    greedy=(30, 24),
+    chosen_prefixes=10,
+)
 
 
 # --- The seeded games -------------------------------------------------------------------------------------------------
@@ -145,32 +134,6 @@ def test_the_seeded_games_cover_every_player_count_and_the_rare_corners(games: l
     for kind in ("RandomDiscards", "CardDrawn", "SpreadRefilled", "NextChosen", "FinalFlip", "CardsSwapped",
                  "CardTaken", "CardRecovered", "EffectStopped", "CardPeeked", "StoneMoved"):  # fmt: skip
         assert kinds[kind], kind
-
-
-def test_replaying_any_prefix_then_the_rest_equals_the_full_replay(games: list[Playout]) -> None:
-    """Fold a prefix, then continue from it (or from its snapshot): the same state as the whole log and play_out."""
-    for n, game in enumerate(games):
-        last = len(game.steps)
-        prefixes = range(0, last + 1, 4) if n == 0 else {0, last, *Random(n).sample(range(last + 1), 2)}
-        playouts.check_replay(game, prefixes)
-
-
-def test_a_checked_replay_accepts_every_event_and_rebuilds_the_same_steps(games: list[Playout]) -> None:
-    """Every event play_out logged passes `check` again, with the same turn and actor."""
-    for game in games:
-        playouts.check_checked_replay(game)
-
-
-def test_apply_never_mutates_its_input(games: list[Playout]) -> None:
-    """The state given to `apply` is unchanged afterwards."""
-    for game in games:
-        playouts.check_apply_is_pure(game, deep_every=11)
-
-
-def test_legal_actions_are_non_empty_until_the_end(games: list[Playout]) -> None:
-    """Whenever a seat is to move it has a legal action; the game ends at its last event, and only there."""
-    for game in games:
-        check_moves(game, view_every=4)
 
 
 def test_turns_go_round_with_two_actions_each(games: list[Playout]) -> None:
@@ -191,50 +154,7 @@ def test_every_game_ends_with_the_final_flip(games: list[Playout]) -> None:
         check_end(game)
 
 
-def test_every_state_round_trips_through_a_snapshot(games: list[Playout]) -> None:
-    """decode_state(encode_state(state)) == state."""
-    for n, game in enumerate(games):
-        playouts.check_snapshots(game, every=1 if n % 8 == 0 else 5)
-
-
 def test_a_view_shows_only_what_the_seat_knows(games: list[Playout]) -> None:
     """S3, S5: the setup spread and own peeks, never others' peeks, the deck or the seed."""
     for game in games[::2]:
         check_views(game)
-
-
-def test_a_view_does_not_depend_on_the_cards_it_hides(games: list[Playout]) -> None:
-    """Re-dealing the cards a seat cannot see leaves its view unchanged."""
-    for game in games:
-        check_view_ignores_hidden_cards(game, every=17)
-
-
-def test_bots_only_choose_legal_actions(games: list[Playout]) -> None:
-    """The random and greedy bots choose only among the legal actions of their view."""
-    assert {kind for game in games for kind, _, _ in game.choices} == {"random", "greedy"}
-    for game in games:
-        playouts.check_bots(game)
-
-
-def test_a_seeded_playout_is_reproducible() -> None:
-    """The same seed and bots give the same log."""
-    assert playout(7, ("greedy", "random", "random")).steps == playout(7, ("greedy", "random", "random")).steps
-
-
-def test_greedy_beats_random_clearly() -> None:
-    """Over 30 three-player games, the greedy bot (in each seat in turn) wins far more than a random third."""
-    wins = playouts.greedy_wins(playout, 30)
-    assert wins >= 24, f"greedy won {wins} of 30"
-
-
-# --- Games chosen by hypothesis --------------------------------------------------------------------------------------
-
-
-@settings(max_examples=8, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate])
-@given(
-    seed=st.integers(min_value=0, max_value=2**32 - 1),
-    kinds=st.lists(st.sampled_from(["random", "random", "greedy"]), min_size=2, max_size=4),
-)
-def test_every_property_holds_in_any_game(seed: int, kinds: list[str]) -> None:
-    """All of the above, at full strength, for games hypothesis picks: any seed, 2-4 players, any bots."""
-    check_all(playout(seed, kinds))
