@@ -24,7 +24,7 @@ from events.base import Event, LoomError, Payload
 from replay.branches import branch
 from replay.chances import Chances, win_chances_of
 from replay.replay import position
-from replay.store import Store
+from replay.store import KeyMoment, Store, WinChance
 
 # --- The actions behind recorded events ---------------------------------------------------------------------------
 
@@ -299,19 +299,19 @@ def analyse(
     return analysis
 
 
-def curve_rows(analysis: Analysis) -> list[tuple[int, int, int, float, float, int, str]]:
-    """The `win_chances` rows of an analysis: (seq, seat, turn, chance, margin, rollouts, bot)."""
+def curve_rows(analysis: Analysis) -> list[WinChance]:
+    """The `win_chances` rows of an analysis."""
     return [
-        (point.seq, seat, point.turn, chance, margin, point.chances.rollouts, point.chances.bot)
+        WinChance(point.seq, seat, point.turn, chance, margin, point.chances.rollouts, point.chances.bot)
         for point in analysis.curve
         for seat, (chance, margin) in enumerate(zip(point.chances.chance, point.chances.margin))
     ]
 
 
-def moment_rows(analysis: Analysis) -> list[tuple[int, int, int, float, float, str, str | None, float | None]]:
+def moment_rows(analysis: Analysis) -> list[KeyMoment]:
     """The `key_moments` rows of an analysis, actions as JSON."""
     return [
-        (
+        KeyMoment(
             m.seq,
             m.turn,
             m.seat,

@@ -3,22 +3,39 @@
 `turn_facts` has a row per seat for every turn: its score once the turn's events are in, and the decisions it made
 with the legal actions it had (the branching factor). `game_facts` holds what each game's `facts` finds notable.
 A batch of events that ends inside a turn writes that turn's rows so far; the next batch adds to them (see
-`Store.append`), so a game recorded action by action gets the same rows as one recorded at once.
+`replay/projection_tables.py`), so a game recorded action by action gets the same rows as one recorded at once.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from engine.play import Step
 from engine.protocol import Game
 
-TurnFact = tuple[int, int, int, bool, int, int]
-"""(turn, seat, score, leads, decisions, choices)"""
-GameFact = tuple[int, str, str, int, int | None, int]
-"""(seq, kind, key, turn, seat, value)"""
+
+class TurnFact(NamedTuple):
+    """A seat's row of turn_facts (its game aside)."""
+
+    turn: int
+    seat: int
+    score: int
+    leads: bool
+    decisions: int
+    choices: int
+
+
+class GameFact(NamedTuple):
+    """A row of game_facts (its game aside)."""
+
+    seq: int
+    kind: str
+    key: str
+    turn: int
+    seat: int | None
+    value: int
 
 
 @dataclass
@@ -52,7 +69,7 @@ class FactTaker:
             self._turn = step.turn
         self._last = after if step.turn else None
         for seat, kind, key, value in self.game.facts(before, step.payload, after):
-            self.facts.notable.append((self.seq, kind, key, step.turn, seat, value))
+            self.facts.notable.append(GameFact(self.seq, kind, key, step.turn, seat, value))
 
     def done(self) -> Facts:
         """The facts of every event told, the turn under way included."""
@@ -67,7 +84,7 @@ class FactTaker:
         alone = scores.count(top) == 1
         for seat, score in enumerate(scores):
             decisions, choices = self._decisions.pop((self._turn, seat), (0, 0))
-            self.facts.turns.append((self._turn, seat, score, alone and score == top, decisions, choices))
+            self.facts.turns.append(TurnFact(self._turn, seat, score, alone and score == top, decisions, choices))
         self._last = None
 
 
