@@ -9,11 +9,14 @@ from typing import Any, TypeVar
 from events.base import Event, LoomError
 from events.registry import decode_payload_text, load_events_of
 from replay import queries
+from replay.columns import names
 from replay.connection import Connection
 from replay.records import GameInfo, GameKind, ResultInfo, Seat, Segment
 from replay.snapshots import SNAPSHOT_EVERY, Snapshot
 
 T = TypeVar("T")
+GAME_COLUMNS = names("games")
+"""The columns of queries.GAME, in its order."""
 
 
 class UnknownGameId(LoomError):
@@ -27,10 +30,10 @@ def build(kind: type[T], names: Sequence[str], row: Sequence[Any]) -> T:
 
 def game_row(db: Connection, game_id: int) -> GameInfo:
     """The game with this id, without its seats (one query); UnknownGameId if none."""
-    names, rows = db.named(queries.GAME, [game_id])
-    if not rows:
+    row = db.one(queries.GAME, [game_id])
+    if row is None:
         raise UnknownGameId(f"no game with id {game_id} in {db.path}")
-    return build(GameInfo, names, rows[0])
+    return build(GameInfo, GAME_COLUMNS, row)  # every position reads one: the names are known without asking
 
 
 def game(db: Connection, game_id: int) -> GameInfo:
