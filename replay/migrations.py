@@ -44,7 +44,8 @@ def _create(db: Connection) -> None:
     from replay.schema import create_tables  # the ORM is loaded only to create a database
 
     with db.transaction():
-        create_tables(db.con)
+        for statement in create_tables():
+            db.run(statement)
         db.run(queries.INSERT_SCHEMA_VERSION, [str(SCHEMA_VERSION)])
         db.run(queries.VIEWS)
 
@@ -55,7 +56,8 @@ def _upgrade_from_1(db: Connection) -> None:
 
     with db.written():
         present = {name for (name,) in db.run(queries.TABLE_NAMES)}
-        create_tables(db.con, leave_out=present)
+        for statement in create_tables(leave_out=present):
+            db.run(statement)
         db.run(queries.SET_SCHEMA_VERSION, [str(SCHEMA_VERSION)])
 
 

@@ -1,6 +1,6 @@
 """The rows the store reads and writes, by name: what callers get from `Store` and hand to it.
 
-Read rows are built by column name (`from_row`), so a row never depends on the order of a SELECT list; the tuples
+Read rows are built by column name (`replay.reading.build`), so a row never depends on the order of a SELECT list; the tuples
 of writes (`WinChance`, `KeyMoment`, `StoredResult`) name their fields in the tables' order.
 """
 

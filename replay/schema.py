@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Collection
 from datetime import datetime
 
-import duckdb
 from sqlalchemy import BigInteger, Column, MetaData, Table
 from sqlalchemy.schema import CreateTable
 from sqlmodel import Field, SQLModel
@@ -155,11 +154,13 @@ UNKEYED = frozenset({"turn_facts", "game_facts"})
 slow every insert, so they are created without one (the classes name a key only because the ORM wants one)."""
 
 
-def create_tables(con: duckdb.DuckDBPyConnection, leave_out: Collection[str] = ()) -> None:
-    """Create every table but those named in `leave_out` (present already in a database of an older schema)."""
+def create_tables(leave_out: Collection[str] = ()) -> list[str]:
+    """The DuckDB statements creating every table but those named in `leave_out` (present already in a database of
+    an older schema)."""
     from duckdb_engine import Dialect
 
     dialect = Dialect()
+    statements = []
     for model in TABLES:
         table: Table = model.__table__  # type: ignore[union-attr]
         if table.name in leave_out:
@@ -167,4 +168,5 @@ def create_tables(con: duckdb.DuckDBPyConnection, leave_out: Collection[str] = (
         if table.name in UNKEYED:
             columns = (Column(c.name, c.type, nullable=c.nullable) for c in table.columns)
             table = Table(table.name, MetaData(), *columns)
-        con.execute(str(CreateTable(table).compile(dialect=dialect)))
+        statements.append(str(CreateTable(table).compile(dialect=dialect)))
+    return statements
