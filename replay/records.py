@@ -1,7 +1,7 @@
 """The rows the store reads and writes, by name: what callers get from `Store` and hand to it.
 
-Read rows are built by column name (`replay.reading.build`), so a row never depends on the order of a SELECT list; the tuples
-of writes (`WinChance`, `KeyMoment`, `StoredResult`) name their fields in the tables' order.
+Read rows are built by column name (`replay.reading.build`), so a row never depends on the order of a SELECT list;
+the tuples of writes (`WinChance`, `KeyMoment`, `StoredResult`) name their fields in the tables' order.
 """
 
 from __future__ import annotations

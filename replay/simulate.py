@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from contextlib import closing
 from random import Random
 
@@ -81,7 +81,7 @@ def _play_chunk(work: tuple[str, int, int, Sequence[str], int]) -> list[NewGame]
 
 def simulated(
     game: Game, games: int, bots: Sequence[str], seed: int, workers: int = 1
-) -> Iterator[list[NewGame]]:
+) -> Generator[list[NewGame], None, None]:
     """`games` games in batches, each game reproducible from (seed, its index) whatever the number of workers."""
     work = [(game.name, seed, first, bots, min(BATCH, games - first)) for first in range(0, games, BATCH)]
     if workers <= 1 or len(work) == 1:

@@ -34,7 +34,8 @@ def _tuples(value: Any) -> Any:
 def encode_state(state: Any) -> str:
     """The state as JSON text: its type's fingerprint and its fields by name."""
     values = {f.name: getattr(state, f.name) for f in fields(state)}
-    return json.dumps({"type": fingerprint(type(state)), "fields": values}, separators=(",", ":"))
+    state_type: type = type(state)
+    return json.dumps({"type": fingerprint(state_type), "fields": values}, separators=(",", ":"))
 
 
 def decode_state(state_type: type, text: str) -> Any | None:
