@@ -43,10 +43,12 @@ def build(db: Path, games: int, seed: int) -> float:
 def parts(db: Path) -> dict[str, float]:
     """Seconds spent in each query of the report and in drawing, in one run."""
     import dashboards.report as report
+    from replay import queries
     from replay.queries import ReportQuery
     from replay.store import Store
 
     spent: dict[str, float] = {}
+    names = {id(getattr(queries, n)): n for n in dir(queries) if isinstance(getattr(queries, n), ReportQuery)}
     original = report.Reader.frame
 
     def timed(self: report.Reader, query: ReportQuery, **params: object) -> object:
@@ -54,7 +56,7 @@ def parts(db: Path) -> dict[str, float]:
         try:
             return original(self, query, **params)
         finally:
-            key = query.name.upper()
+            key = names.get(id(query), "sql")
             spent[key] = spent.get(key, 0.0) + time.perf_counter() - began
 
     report.Reader.frame = timed  # type: ignore[method-assign]

@@ -1,7 +1,6 @@
 """Every SQL statement of Loom, in one place; the column lists of whole rows come from replay/columns.py."""
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from replay.columns import pick, select_list, tables
 
@@ -109,6 +108,7 @@ def count_rows(table: str) -> str:
         raise ValueError(f"no table {table!r}")
     return f"SELECT count(*) FROM {table}"
 
+
 # Views for analysts (duckdb shell, pandas, polars): documented in the README.
 VIEWS = """
 CREATE OR REPLACE VIEW game_results AS
@@ -128,12 +128,10 @@ FROM game_results GROUP BY game, players, bot;
 # are `ReportQuery`s, the closed set `ChosenGames.frame` runs (replay/report_tables.py).
 
 
-@dataclass(frozen=True, slots=True)
-class ReportQuery:
-    """A query of the dashboard over the chosen games, by name."""
+class ReportQuery(str):
+    """A query of the dashboard over the chosen games: only these run there."""
 
-    name: str
-    sql: str
+    __slots__ = ()
 
 
 CHOOSE_GAMES = """
@@ -147,7 +145,7 @@ WHERE g.status = 'finished' AND g.parent_id IS NULL AND g.game = $game
 """
 RECORDED_GAMES = "SELECT DISTINCT game FROM games WHERE status = 'finished' AND parent_id IS NULL ORDER BY game"
 
-SUMMARY = ReportQuery("summary", """
+SUMMARY = ReportQuery("""
 SELECT count(*) AS games, min(created_at) AS first, max(created_at) AS last,
        (SELECT count(DISTINCT s.name) FROM seats s JOIN chosen c ON c.id = s.game_id) AS names,
        (SELECT list(DISTINCT coalesce(s.bot, 'human') ORDER BY coalesce(s.bot, 'human'))
@@ -156,36 +154,36 @@ SELECT count(*) AS games, min(created_at) AS first, max(created_at) AS last,
        (SELECT list(DISTINCT source ORDER BY source) FROM chosen) AS sources
 FROM chosen
 """)
-SEAT_WINS = ReportQuery("seat_wins", """
+SEAT_WINS = ReportQuery("""
 SELECT c.players, r.seat, count(*) AS games, sum(r.winner::INT) AS wins
 FROM results r JOIN chosen c ON c.id = r.game_id GROUP BY ALL ORDER BY ALL
 """)
-SCORES_BY_SEAT = ReportQuery("scores_by_seat", """
+SCORES_BY_SEAT = ReportQuery("""
 SELECT c.players, r.seat AS who, count(*) AS n,
        quantile_cont(r.score, [0.05, 0.25, 0.5, 0.75, 0.95]) AS q, avg(r.score) AS mean
 FROM results r JOIN chosen c ON c.id = r.game_id GROUP BY ALL ORDER BY ALL
 """)
-SCORES_BY_BOT = ReportQuery("scores_by_bot", """
+SCORES_BY_BOT = ReportQuery("""
 SELECT c.players, coalesce(s.bot, 'human') AS who, count(*) AS n,
        quantile_cont(r.score, [0.05, 0.25, 0.5, 0.75, 0.95]) AS q, avg(r.score) AS mean
 FROM results r JOIN chosen c ON c.id = r.game_id JOIN seats s ON s.game_id = r.game_id AND s.seat = r.seat
 GROUP BY ALL ORDER BY ALL
 """)
 # The winners' score over the best score of the seats that did not win (a shared victory: over the next seat).
-MARGINS = ReportQuery("margins", """
+MARGINS = ReportQuery("""
 SELECT margin, count(*) AS games FROM (
     SELECT max(score) FILTER (WHERE winner) - coalesce(max(score) FILTER (WHERE NOT winner), max(score)) AS margin
     FROM results r JOIN chosen c ON c.id = r.game_id GROUP BY r.game_id
 ) GROUP BY margin ORDER BY margin
 """)
-LENGTHS = ReportQuery("lengths", "SELECT turns, events FROM chosen")
+LENGTHS = ReportQuery("SELECT turns, events FROM chosen")
 # How many games had each score at the end of each turn, per seat: the report takes the quantiles from these
 # counts, six times faster than quantiles over every row.
-SCORE_COUNTS = ReportQuery("score_counts", """
+SCORE_COUNTS = ReportQuery("""
 SELECT f.turn, f.seat, f.score, count(*) AS games
 FROM turn_facts f JOIN chosen c ON c.id = f.game_id WHERE c.players = $players GROUP BY ALL
 """)
-LEAD_CHANGES = ReportQuery("lead_changes", """
+LEAD_CHANGES = ReportQuery("""
 SELECT coalesce(l.changes, 0) AS changes, count(*) AS games
 FROM chosen c LEFT JOIN (
     SELECT game_id, len(list_filter(range(2, len(leaders) + 1), lambda i: leaders[i] <> leaders[i - 1])) AS changes
@@ -197,24 +195,24 @@ FROM chosen c LEFT JOIN (
 GROUP BY ALL ORDER BY ALL
 """)
 # The sole leader halfway through each game, and whether that seat won.
-MIDGAME_LEADERS = ReportQuery("midgame_leaders", """
+MIDGAME_LEADERS = ReportQuery("""
 SELECT c.players, r.winner AS leader_won
 FROM chosen c JOIN turn_facts f ON f.game_id = c.id AND f.turn = (c.turns + 1) // 2 AND f.leads
 JOIN results r ON r.game_id = c.id AND r.seat = f.seat
 """)
 # For a game with one winner: the last turn the winner was not alone in the lead (0: it led from the first turn).
-WINNER_BEHIND = ReportQuery("winner_behind", """
+WINNER_BEHIND = ReportQuery("""
 SELECT c.players, c.turns, coalesce(max(f.turn) FILTER (WHERE NOT f.leads), 0) AS last_behind
 FROM chosen c JOIN results r ON r.game_id = c.id AND r.winner
 JOIN turn_facts f ON f.game_id = c.id AND f.seat = r.seat
 WHERE c.single_winner GROUP BY c.id, c.players, c.turns
 """)
-BRANCHING = ReportQuery("branching", """
+BRANCHING = ReportQuery("""
 SELECT least(9, (f.turn - 1) * 10 // c.turns) AS decile, sum(f.choices) AS choices, sum(f.decisions) AS decisions
 FROM turn_facts f JOIN chosen c ON c.id = f.game_id WHERE f.decisions > 0 GROUP BY ALL ORDER BY ALL
 """)
 # Each bot's win rate in the games where it met another: one row per seat and opponent bot.
-BOT_AGAINST_BOT = ReportQuery("bot_against_bot", """
+BOT_AGAINST_BOT = ReportQuery("""
 WITH seated AS (
     SELECT r.game_id, r.seat, coalesce(s.bot, 'human') AS bot, r.winner
     FROM results r JOIN chosen c ON c.id = r.game_id JOIN seats s ON s.game_id = r.game_id AND s.seat = r.seat
@@ -224,16 +222,16 @@ SELECT bot, opponent, count(*) AS seats, avg(winner::INT) AS win_rate FROM (
     FROM seated a JOIN seated b ON b.game_id = a.game_id AND b.seat <> a.seat
 ) GROUP BY ALL ORDER BY ALL
 """)
-POINTS_BY_SOURCE = ReportQuery("points_by_source", """
+POINTS_BY_SOURCE = ReportQuery("""
 SELECT j.key AS source, avg(j.value::INT) AS mean, avg(j.value::INT) FILTER (WHERE r.winner) AS winners_mean,
        count(*) AS seats
 FROM results r JOIN chosen c ON c.id = r.game_id, json_each(r.breakdown) j GROUP BY j.key ORDER BY j.key
 """)
-TOKEN_RACE = ReportQuery("token_race", """
+TOKEN_RACE = ReportQuery("""
 SELECT f.key AS stack, f.value AS place, count(*) AS games, median(f.turn) AS turn
 FROM game_facts f JOIN chosen c ON c.id = f.game_id WHERE f.kind = 'stack-emptied' GROUP BY ALL ORDER BY ALL
 """)
-PRODUCTS = ReportQuery("products", """
+PRODUCTS = ReportQuery("""
 SELECT f.key AS product, count(*) AS seats, avg(r.winner::INT) AS win_rate,
        (SELECT count(*) FROM results r JOIN chosen c ON c.id = r.game_id) AS all_seats
 FROM (
@@ -242,13 +240,13 @@ FROM (
 ) f JOIN results r ON r.game_id = f.game_id AND r.seat = f.seat
 GROUP BY ALL ORDER BY ALL
 """)
-CARD_WINS = ReportQuery("card_wins", """
+CARD_WINS = ReportQuery("""
 SELECT f.key AS card, count(r.seat) AS won, count(*) - count(r.seat) AS discarded, avg(r.winner::INT) AS win_rate
 FROM game_facts f JOIN chosen c ON c.id = f.game_id
 LEFT JOIN results r ON r.game_id = f.game_id AND r.seat = f.seat
 WHERE f.kind = 'card-won' GROUP BY ALL ORDER BY ALL
 """)
-ZONES = ReportQuery("zones", """
+ZONES = ReportQuery("""
 SELECT f.key AS zone, sum(f.value) AS cards
 FROM game_facts f JOIN chosen c ON c.id = f.game_id WHERE f.kind = 'decided-by' GROUP BY ALL ORDER BY ALL
 """)

@@ -24,7 +24,7 @@ class ChosenGames:
         """The rows of one of the report's queries (replay/queries.py) over the chosen games."""
         if not isinstance(query, ReportQuery):
             raise TypeError(f"a report reads its named queries only, not {query!r}")
-        return self._db.frame(query.sql, params)
+        return self._db.frame(query, params)
 
 
 def recorded_kinds(db: Connection) -> list[str]:
