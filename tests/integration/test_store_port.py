@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from dataclasses import fields
@@ -79,3 +80,20 @@ def test_the_schema_module_imports_nothing_of_the_store() -> None:
     script = "import sys, replay.schema; print(sorted(m for m in sys.modules if m.startswith('replay.')))"
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, check=True)
     assert done.stdout.strip() == "['replay.schema']"
+
+
+def test_a_report_runs_only_its_named_queries(store: Store) -> None:
+    chosen = store.choose_games("motto")
+    with pytest.raises(TypeError, match="named queries"):
+        chosen.frame("SELECT * FROM events")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("package", ["events", "engine", "cli", "dashboards", "service"])
+def test_nothing_outside_replay_touches_the_database_connection(package: str) -> None:
+    touching = [
+        f"{path.relative_to(ROOT)}:{number}"
+        for path in sorted((ROOT / package).rglob("*.py"))
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+        if re.search(r"\.con\b|duckdb", line)
+    ]
+    assert touching == []
