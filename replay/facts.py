@@ -10,32 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any
 
 from engine.play import Step
 from engine.protocol import Game
 
-
-class TurnFact(NamedTuple):
-    """A seat's row of turn_facts (its game aside)."""
-
-    turn: int
-    seat: int
-    score: int
-    leads: bool
-    decisions: int
-    choices: int
-
-
-class GameFact(NamedTuple):
-    """A row of game_facts (its game aside)."""
-
-    seq: int
-    kind: str
-    key: str
-    turn: int
-    seat: int | None
-    value: int
+# Plain tuples, their fields named here: a game makes a turn fact per seat every turn, and a named tuple would cost a
+# simulation several per cent. tests/integration/test_store_port.py checks the names against the tables.
+TurnFact = tuple[int, int, int, bool, int, int]
+TURN_FACT_FIELDS = ("turn", "seat", "score", "leads", "decisions", "choices")
+GameFact = tuple[int, str, str, int, int | None, int]
+GAME_FACT_FIELDS = ("seq", "kind", "key", "turn", "seat", "value")
 
 
 @dataclass
@@ -69,7 +54,7 @@ class FactTaker:
             self._turn = step.turn
         self._last = after if step.turn else None
         for seat, kind, key, value in self.game.facts(before, step.payload, after):
-            self.facts.notable.append(GameFact(self.seq, kind, key, step.turn, seat, value))
+            self.facts.notable.append((self.seq, kind, key, step.turn, seat, value))
 
     def done(self) -> Facts:
         """The facts of every event told, the turn under way included."""
@@ -84,7 +69,7 @@ class FactTaker:
         alone = scores.count(top) == 1
         for seat, score in enumerate(scores):
             decisions, choices = self._decisions.pop((self._turn, seat), (0, 0))
-            self.facts.turns.append(TurnFact(self._turn, seat, score, alone and score == top, decisions, choices))
+            self.facts.turns.append((self._turn, seat, score, alone and score == top, decisions, choices))
         self._last = None
 
 

@@ -13,7 +13,7 @@ from typing import Any
 from replay import queries
 from replay.columns import arrow_table
 from replay.connection import Connection
-from replay.facts import Facts, GameFact, TurnFact
+from replay.facts import GAME_FACT_FIELDS, TURN_FACT_FIELDS, Facts
 from replay.records import ResultInfo, StoredResult
 
 
@@ -35,12 +35,12 @@ def insert_facts(db: Connection, game_ids: Sequence[int], facts: Sequence[Facts]
     db.insert(
         "new_turn_facts",
         queries.insert_batch("turn_facts"),
-        arrow_table("turn_facts", by_column(("game_id", *TurnFact._fields), turns)),
+        arrow_table("turn_facts", by_column(("game_id", *TURN_FACT_FIELDS), turns)),
     )
     db.insert(
         "new_game_facts",
         queries.insert_batch("game_facts"),
-        arrow_table("game_facts", by_column(("game_id", *GameFact._fields), notable)),
+        arrow_table("game_facts", by_column(("game_id", *GAME_FACT_FIELDS), notable)),
     )
 
 
@@ -48,16 +48,16 @@ def merged(db: Connection, game_id: int, facts: Facts) -> Facts:
     """`facts` of an append, with the decisions already stored for the turn it continues, whose rows go."""
     if not facts.turns:
         return facts
-    turn = facts.turns[0].turn
+    turn = facts.turns[0][0]
     before = {seat: (d, c) for seat, d, c in db.run(queries.TURN_DECISIONS, [game_id, turn])}
     if not before:
         return facts
     db.run(queries.DELETE_TURN_FACTS, [game_id, turn])
     turns = [
-        row._replace(decisions=row.decisions + before[row.seat][0], choices=row.choices + before[row.seat][1])
-        if row.turn == turn and row.seat in before
-        else row
-        for row in facts.turns
+        (t, seat, score, leads, decisions + before[seat][0], choices + before[seat][1])
+        if t == turn and seat in before
+        else (t, seat, score, leads, decisions, choices)
+        for t, seat, score, leads, decisions, choices in facts.turns
     ]
     return replace(facts, turns=turns)
 
