@@ -44,18 +44,19 @@ def parts(db: Path) -> dict[str, float]:
     """Seconds spent in each query of the report and in drawing, in one run."""
     import dashboards.report as report
     from replay import queries
+    from replay.queries import ReportQuery
     from replay.store import Store
 
     spent: dict[str, float] = {}
-    names = {id(getattr(queries, n)): n for n in dir(queries) if n.isupper()}
+    names = {id(getattr(queries, n)): n for n in dir(queries) if isinstance(getattr(queries, n), ReportQuery)}
     original = report.Reader.frame
 
-    def timed(self: report.Reader, sql: str, **params: object) -> object:
+    def timed(self: report.Reader, query: ReportQuery, **params: object) -> object:
         began = time.perf_counter()
         try:
-            return original(self, sql, **params)
+            return original(self, query, **params)
         finally:
-            key = names.get(id(sql), "sql")
+            key = names.get(id(query), "sql")
             spent[key] = spent.get(key, 0.0) + time.perf_counter() - began
 
     report.Reader.frame = timed  # type: ignore[method-assign]
@@ -77,6 +78,7 @@ def main() -> None:
         db = tmp / "loom.duckdb" if args.quick else OUT / "cache" / "motto-100k.duckdb"
         build_s = None if db.exists() else build(db, games, args.seed)
         from dashboards.report import report_html
+        from replay.queries import SUMMARY
         from replay.store import Store
 
         runs = []
@@ -86,8 +88,8 @@ def main() -> None:
                 html = report_html(store, GAME)
                 runs.append(time.perf_counter() - began)
             with Store.open(db, read_only=True) as store:
-                counted = store.con.execute("SELECT count(*) FROM games WHERE status = 'finished'").fetchall()[0][0]
-                facts = store.con.execute("SELECT count(*) FROM turn_facts").fetchall()[0][0]
+                counted = int(store.choose_games(GAME).frame(SUMMARY)["games"].iloc[0])
+                facts = store.count("turn_facts")
         split = parts(db)
         began = time.perf_counter()
         page = tmp / "dashboard.html"

@@ -86,7 +86,7 @@ def generate(path: Path, events: int, seed: int) -> dict[str, Any]:
         ids: list[int] = []
         for chunk in itertools.count():
             ids += simulate(store, game, CHUNK, bots, seed * 1_000_000 + chunk)
-            recorded = store.con.execute("SELECT count(*) FROM events").fetchall()[0][0]
+            recorded = store.count("events")
             progress("simulating events", min(recorded, events), events, started)
             if recorded >= events:
                 break
@@ -157,7 +157,7 @@ def main() -> None:
         elif args.from_db is not None:
             log = tmp / "from-db.jsonl"
             with Store.open(args.from_db, read_only=True) as source:
-                ids = [row[0] for row in source.con.execute("SELECT id FROM games ORDER BY id").fetchall()]
+                ids = [game.id for game in source.all_games()]
                 started = time.perf_counter()
                 games, written = export_store(source, ids, log, limit=args.events)
             generated = {

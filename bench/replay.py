@@ -52,7 +52,8 @@ LOGS = Path(sys.executable).with_name("logs")
 
 
 class CountingConnection:
-    """Wraps a DuckDB connection: counts and times `execute(...)` + `fetchall()`, the only calls Store reads with."""
+    """Wraps a store's DuckDB connection: counts and times `execute(...)` + `fetchall()`, as replay/connection.py
+    reads."""
 
     def __init__(self, con: Any) -> None:
         self._con = con
@@ -79,6 +80,10 @@ class _TimedResult:
         rows = self._result.fetchall()
         self._owner.seconds += time.perf_counter() - start
         return rows
+
+    @property
+    def description(self) -> Any:
+        return self._result.description
 
 
 def build(db: Path, games: int, seed: int) -> float:
@@ -152,9 +157,10 @@ def main() -> None:
 def run(args: Any, db: Path, build_s: float | None) -> None:
     store = Store.open(db, read_only=True)
     try:
-        catalogue = store.con.execute("SELECT id, turns, last_seq FROM games ORDER BY id").fetchall()
-        events = store.con.execute("SELECT count(*) FROM events").fetchall()[0][0]
-        snapshots = store.con.execute("SELECT count(*) FROM snapshots").fetchall()[0][0]
+        games = sorted(store.games(limit=store.count("games")), key=lambda info: info.id)
+        catalogue = [(info.id, info.turns, info.last_seq) for info in games]
+        events = store.count("events")
+        snapshots = store.count("snapshots")
     except BaseException:
         store.close()
         raise
@@ -178,13 +184,13 @@ def run(args: Any, db: Path, build_s: float | None) -> None:
 
         # A second pass over (some of) the same pairs, counting and timing the DuckDB calls.
         counted = pairs[: min(len(pairs), 200)]
-        counting = CountingConnection(store.con)
-        real, store.con = store.con, counting  # type: ignore[assignment]
+        counting = CountingConnection(store.db.con)
+        real, store.db.con = store.db.con, counting  # type: ignore[assignment]
         start = time.perf_counter()
         for game_id, turn in counted:
             position(store, game_id, turn=turn)
         counted_s = time.perf_counter() - start
-        store.con = real
+        store.db.con = real
 
         profiles = None
         if args.profile:

@@ -147,8 +147,8 @@ def main() -> None:
         wal_bytes = wal.stat().st_size if wal.exists() else 0
         check = Store.open(db, read_only=True)
         try:
-            events["store"] = check.con.execute("SELECT count(*) FROM events").fetchall()[0][0]
-            stored_games = check.con.execute("SELECT count(*) FROM games").fetchall()[0][0]
+            events["store"] = check.count("events")
+            stored_games = check.count("games")
         finally:
             check.close()
 

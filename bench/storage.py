@@ -149,7 +149,7 @@ def run(args: Any, tmp: Path, db: Path, build_s: float | None) -> None:
         jsonl = tmp / "all.jsonl"
         started = time.perf_counter()
         with Store.open(db, read_only=True) as store, jsonl.open("w", encoding="utf-8") as out:
-            ids = [row[0] for row in store.con.execute("SELECT id FROM games ORDER BY id").fetchall()]
+            ids = [game.id for game in store.all_games()]
             for n, game_id in enumerate(ids, start=1):
                 out.write("\n".join(export_lines(store, game_id)))
                 out.write("\n")

@@ -12,7 +12,7 @@ import typer
 from rich.console import Console
 
 from events.base import LoomError
-from replay.store import Store
+from replay.store import DEFAULT_DB, Store
 from replay.workers import Stopped
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -25,7 +25,7 @@ err = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
 Db = Annotated[
     Path | None,
     typer.Option(
-        "--db", envvar="LOGS_DB", help="The DuckDB file (default: $LOGS_DB, else ./loom.duckdb).", show_default=False
+        "--db", envvar="LOGS_DB", help=f"The DuckDB file (default: $LOGS_DB, else ./{DEFAULT_DB}).", show_default=False
     ),
 ]
 AsJson = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]

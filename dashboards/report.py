@@ -20,6 +20,7 @@ from dashboards.page import Section, page
 from engine.registry import get_game
 from events.base import LoomError
 from replay import queries
+from replay.queries import ReportQuery
 from replay.store import Store
 
 
@@ -37,16 +38,13 @@ class Selection:
 
 
 class Reader:
-    """Runs the report's SQL against the games chosen for one game."""
+    """Reads the report's named queries (replay/queries.py) over the games chosen for one game."""
 
     def __init__(self, store: Store, game: str, selection: Selection) -> None:
-        self.con = store.con
-        self.con.execute(
-            queries.CHOOSE_GAMES, {"game": game, "since": selection.since, "bot": selection.bot}
-        ).fetchall()
+        self.chosen = store.choose_games(game, selection.since, selection.bot)
 
-    def frame(self, sql: str, **params: Any) -> pd.DataFrame:
-        return self.con.execute(sql, params or None).df()
+    def frame(self, query: ReportQuery, **params: Any) -> pd.DataFrame:
+        return self.chosen.frame(query, **params)
 
 
 def _summary(summary: pd.Series, title: str) -> str:
@@ -141,7 +139,7 @@ def _overview(reports: list[GameReport], selection: Selection) -> Section:
 def report_html(store: Store, game: str | None = None, since: datetime | None = None, bot: str | None = None) -> str:
     """The dashboard of the chosen games as one self-contained HTML page."""
     selection = Selection(game, since, bot)
-    names = [get_game(game).name] if game else [row[0] for row in store.con.execute(queries.RECORDED_GAMES).fetchall()]
+    names = [get_game(game).name] if game else store.recorded_kinds()
     reports = [r for r in (game_section(store, name, selection) for name in names) if r is not None]
     if not reports:
         which = f"{game} " if game else ""

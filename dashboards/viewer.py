@@ -25,7 +25,6 @@ from engine.presentation import presentation
 from engine.protocol import Game
 from engine.registry import get_game
 from events.base import LoomError
-from replay import queries
 from replay.replay import fold
 from replay.store import Store
 
@@ -197,8 +196,8 @@ def replay_html(store: Store, game_id: int, seat: int | None = None) -> str:
     events = store.load(game_id)
     names = list(fold(game, events[:1]).players)
     stops = frames(game, events, seat)
-    chances = store.con.execute(queries.WIN_CHANCES_OF, [game_id]).df()
-    moments = store.con.execute(queries.KEY_MOMENTS_OF, [game_id]).df()
+    chances = store.win_chance_frame(game_id)
+    moments = store.key_moment_frame(game_id)
     whose = "every card shown" if seat is None else f"as seat {seat} ({names[seat]}) saw it"
     lineage = f", a branch of game {info.parent_id}" if info.parent_id else ""
     summary = (

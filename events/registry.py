@@ -112,3 +112,25 @@ def decode_payload_text(type_name: str, text: str, version: int) -> Payload:
         if value.__class__ is list:
             data[key] = _frozen(value)
     return cls(**data)
+
+
+EVENT_MODULES = {
+    "motto": "events.motto",
+    "moirai": "events.moirai",
+    "moorea": "events.moorea",
+    "stones-of-fate": "events.stones_of_fate",
+}
+"""Each game's module of event types, by the game's command-line name: importing it registers them."""
+
+
+def load_events_of(game: str) -> None:
+    """Register the event types of `game` (a command-line name), so its stored events can be decoded."""
+    import importlib
+
+    importlib.import_module(EVENT_MODULES[game])
+
+
+def load_all() -> None:
+    """Register the event types of every game."""
+    for game in EVENT_MODULES:
+        load_events_of(game)

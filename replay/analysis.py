@@ -24,7 +24,7 @@ from events.base import Event, LoomError, Payload
 from replay.branches import branch
 from replay.chances import Chances, win_chances_of
 from replay.replay import position
-from replay.store import Store
+from replay.store import KeyMoment, Store, WinChance
 
 # --- The actions behind recorded events ---------------------------------------------------------------------------
 
@@ -89,7 +89,8 @@ def first_choice(game: Game, state: Any, events: Sequence[Event]) -> Choice | No
 
 def turn_starts(game: Game, events: Sequence[Event]) -> tuple[list[TurnStart], Any, int]:
     """Every turn of a game as recorded (each begins with a seat's decision), the final state and its last seq."""
-    state, seq, starts = game.blank(), 0, []
+    state, seq = game.blank(), 0
+    starts: list[TurnStart] = []
     for number, event in enumerate(events):
         if event.actor is not None and (not starts or event.turn != starts[-1].turn):
             starts.append(TurnStart(event.turn, seq, state, event.actor, first_choice(game, state, events[number:])))
@@ -124,9 +125,13 @@ class WhatIf:
     alternative: Line
 
 
-def _recorded_line(game: Game, start: Any, events: Sequence[Event], decisions: int) -> tuple[Any, int, list[Any]]:
-    """The state after the first `decisions` recorded decisions from `start` and the chance that follows them."""
-    state, seq, actions = start, None, []
+def _recorded_line(
+    game: Game, start: Any, start_seq: int, events: Sequence[Event], decisions: int
+) -> tuple[Any, int, list[Any]]:
+    """The state after the first `decisions` recorded decisions from `start` (after event `start_seq`) and the chance
+    that follows them, and the seq it is reached at."""
+    state, seq = start, start_seq
+    actions: list[dict[str, Any]] = []
     for event in events:
         if event.actor is not None:
             if len(actions) == decisions:
@@ -141,6 +146,8 @@ def _recorded_line(game: Game, start: Any, events: Sequence[Event], decisions: i
 def search_alternative(game: Game, state: Any, avoid: dict[str, Any], budget: int | None, seed: int) -> Any | None:
     """The search bot's best action for the seat to move other than the one given as JSON; None if it had none."""
     seat = game.to_move(state)
+    if seat is None:
+        return None  # the game is over: nobody has an alternative
     view = game.view(state, seat)
     others = [a for a in game.legal_actions(view) if game.action_json(a) != avoid]
     if not others:
@@ -177,7 +184,7 @@ def whatif(
             if choice is None or found is None:
                 raise LoomError(f"seat {seat} had no choice to make in turn {turn}; give the alternative with --play")
             actions = [*choice.forced, game.action_json(found)]
-        recorded, recorded_seq, recorded_actions = _recorded_line(game, start.state, events, len(actions))
+        recorded, recorded_seq, recorded_actions = _recorded_line(game, start.state, start.seq, events, len(actions))
         branch_id = branch(store, game_id, turn, actions, None)
         alternative = position(store, branch_id)
     positions = [(turn, start.state), (turn + 1, recorded), (turn + 1, alternative.state)]  # paired: same numbers
@@ -299,19 +306,19 @@ def analyse(
     return analysis
 
 
-def curve_rows(analysis: Analysis) -> list[tuple[int, int, int, float, float, int, str]]:
-    """The `win_chances` rows of an analysis: (seq, seat, turn, chance, margin, rollouts, bot)."""
+def curve_rows(analysis: Analysis) -> list[WinChance]:
+    """The `win_chances` rows of an analysis."""
     return [
-        (point.seq, seat, point.turn, chance, margin, point.chances.rollouts, point.chances.bot)
+        WinChance(point.seq, seat, point.turn, chance, margin, point.chances.rollouts, point.chances.bot)
         for point in analysis.curve
         for seat, (chance, margin) in enumerate(zip(point.chances.chance, point.chances.margin))
     ]
 
 
-def moment_rows(analysis: Analysis) -> list[tuple[int, int, int, float, float, str, str | None, float | None]]:
+def moment_rows(analysis: Analysis) -> list[KeyMoment]:
     """The `key_moments` rows of an analysis, actions as JSON."""
     return [
-        (
+        KeyMoment(
             m.seq,
             m.turn,
             m.seat,

@@ -3,7 +3,7 @@
 `turn_facts` has a row per seat for every turn: its score once the turn's events are in, and the decisions it made
 with the legal actions it had (the branching factor). `game_facts` holds what each game's `facts` finds notable.
 A batch of events that ends inside a turn writes that turn's rows so far; the next batch adds to them (see
-`Store.append`), so a game recorded action by action gets the same rows as one recorded at once.
+`replay/projection_tables.py`), so a game recorded action by action gets the same rows as one recorded at once.
 """
 
 from __future__ import annotations
@@ -15,10 +15,12 @@ from typing import Any
 from engine.play import Step
 from engine.protocol import Game
 
+# Plain tuples, their fields named here: a game makes a turn fact per seat every turn, and a named tuple would cost a
+# simulation several per cent. tests/integration/test_store_port.py checks the names against the tables.
 TurnFact = tuple[int, int, int, bool, int, int]
-"""(turn, seat, score, leads, decisions, choices)"""
+TURN_FACT_FIELDS = ("turn", "seat", "score", "leads", "decisions", "choices")
 GameFact = tuple[int, str, str, int, int | None, int]
-"""(seq, kind, key, turn, seat, value)"""
+GAME_FACT_FIELDS = ("seq", "kind", "key", "turn", "seat", "value")
 
 
 @dataclass

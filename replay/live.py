@@ -18,7 +18,6 @@ from engine.protocol import Game
 from events.base import GameStarted, IllegalAction, LoomError, MalformedEvent, started
 from events.parsing import parse_event
 from events.registry import payload_class
-from replay import queries
 from replay.facts import facts_of
 from replay.projections import result_rows
 from replay.recorder import event_rows, snapshot_rows, status_of
@@ -156,12 +155,11 @@ def service_secret(store: Store) -> bytes:
 
     Kept with the games it guards: whoever can read the file can read every hidden card anyway.
     """
-    rows = store.con.execute("SELECT value FROM meta WHERE key = ?", [SECRET_KEY]).fetchall()
-    if rows:
-        return bytes.fromhex(rows[0][0])
+    kept = store.meta(SECRET_KEY)
+    if kept is not None:
+        return bytes.fromhex(kept)
     secret = secrets.token_bytes(32)
-    with store.transaction():
-        store.con.execute("INSERT INTO meta VALUES (?, ?)", [SECRET_KEY, secret.hex()])
+    store.set_meta(SECRET_KEY, secret.hex())
     return secret
 
 
@@ -179,11 +177,11 @@ class Filter:
 
 def find_games(store: Store, wanted: Filter) -> list[GameInfo]:
     """The games that pass the filter, newest first, with their seats."""
-    values = (wanted.game, wanted.status, wanted.source, wanted.parent, wanted.before)
-    params = [value for value in values for _ in range(2)] + [wanted.limit]
-    infos = [GameInfo(*row) for row in store.con.execute(queries.FIND_GAMES, params).fetchall()]
-    seats = {
-        game_id: tuple(Seat(name, bot) for name, bot in zip(names, bots))
-        for game_id, names, bots in store.con.execute(queries.SEATS_OF, [[info.id for info in infos]]).fetchall()
-    }
-    return [replace(info, seats=seats.get(info.id, ())) for info in infos]
+    return store.find_games(
+        game=wanted.game,
+        status=wanted.status,
+        source=wanted.source,
+        parent=wanted.parent,
+        before=wanted.before,
+        limit=wanted.limit,
+    )

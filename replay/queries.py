@@ -1,27 +1,25 @@
-"""Every SQL statement of Loom, in one place."""
+"""Every SQL statement of Loom, in one place; the column lists of whole rows come from replay/columns.py."""
 
 from collections.abc import Sequence
 
+from replay.columns import pick, select_list, tables
+
 SCHEMA_VERSION = "SELECT value FROM meta WHERE key = 'schema_version'"
 SET_SCHEMA_VERSION = "UPDATE meta SET value = ? WHERE key = 'schema_version'"
+INSERT_SCHEMA_VERSION = "INSERT INTO meta VALUES ('schema_version', ?)"
+TABLE_NAMES = "SELECT table_name FROM duckdb_tables()"
 TABLE_EXISTS = "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'meta'"
 USER_TABLES = "SELECT (SELECT count(*) FROM duckdb_tables()) + (SELECT count(*) FROM duckdb_views() WHERE NOT internal)"
 
 NEXT_GAME_ID = "SELECT coalesce(max(id), 0) + 1 FROM games"
-GAME = """
-SELECT id, game, players, status, source, parent_id, fork_seq, last_seq, turns, seed, rules_version, created_at
-FROM games WHERE id = ?
-"""
-GAMES = """
-SELECT id, game, players, status, source, parent_id, fork_seq, last_seq, turns, seed, rules_version, created_at
-FROM games WHERE (? IS NULL OR game = ?) ORDER BY id DESC LIMIT ?
-"""
-CHILDREN = """
-SELECT id, game, players, status, source, parent_id, fork_seq, last_seq, turns, seed, rules_version, created_at
-FROM games WHERE parent_id = ? ORDER BY fork_seq, id
-"""
-SEATS = "SELECT seat, name, bot FROM seats WHERE game_id = ? ORDER BY seat"
-RESULTS = "SELECT seat, score, rank, winner, breakdown FROM results WHERE game_id = ? ORDER BY seat"
+
+# Whole rows of a table, read into the named records of replay/records.py by column name.
+GAME_COLUMNS = select_list("games")
+GAME = f"SELECT {GAME_COLUMNS} FROM games WHERE id = ?"
+GAMES = f"SELECT {GAME_COLUMNS} FROM games WHERE (? IS NULL OR game = ?) ORDER BY id DESC LIMIT ?"
+CHILDREN = f"SELECT {GAME_COLUMNS} FROM games WHERE parent_id = ? ORDER BY fork_seq, id"
+SEATS = "SELECT name, bot FROM seats WHERE game_id = ? ORDER BY seat"
+RESULTS = f"SELECT {select_list('results', without=('game_id',))} FROM results WHERE game_id = ? ORDER BY seat"
 WINNERS_OF = """
 SELECT game_id, list(seat ORDER BY seat) FROM results WHERE winner AND list_contains(?, game_id) GROUP BY game_id
 """
@@ -40,21 +38,20 @@ WHERE players <> (SELECT count(*) FROM seats s WHERE s.game_id = games.id)
 """
 UPDATE_PROGRESS = "UPDATE games SET last_seq = ?, turns = ?, status = ? WHERE id = ? AND last_seq = ?"
 
-INSERT_GAMES = "INSERT INTO games SELECT * FROM new_games"
-INSERT_SEATS = "INSERT INTO seats SELECT * FROM new_seats"
-INSERT_EVENTS = "INSERT INTO events SELECT * FROM new_events"
-INSERT_SNAPSHOTS = "INSERT INTO snapshots SELECT * FROM new_snapshots"
-INSERT_RESULTS = "INSERT INTO results SELECT * FROM new_results"
+
+def insert_batch(table: str) -> str:
+    """The insert of a batch of the table's rows, registered as the Arrow view `new_<table>` (columns by name)."""
+    return f"INSERT INTO {table} BY NAME SELECT * FROM new_{table}"
+
+
 DELETE_RESULTS = "DELETE FROM results"
-INSERT_TURN_FACTS = "INSERT INTO turn_facts BY NAME SELECT * FROM new_turn_facts"
 TURN_DECISIONS = "SELECT seat, decisions, choices FROM turn_facts WHERE game_id = ? AND turn = ?"
 DELETE_TURN_FACTS = "DELETE FROM turn_facts WHERE game_id = ? AND turn = ?"
-INSERT_GAME_FACTS = "INSERT INTO game_facts BY NAME SELECT * FROM new_game_facts"
 DELETE_FACTS = "DELETE FROM turn_facts; DELETE FROM game_facts"
 
 # The service's listing of games (replay/live.py), with the seats of many games at once.
-FIND_GAMES = """
-SELECT id, game, players, status, source, parent_id, fork_seq, last_seq, turns, seed, rules_version, created_at
+FIND_GAMES = f"""
+SELECT {GAME_COLUMNS}
 FROM games
 WHERE (? IS NULL OR game = ?) AND (? IS NULL OR status = ?) AND (? IS NULL OR source = ?)
   AND (? IS NULL OR parent_id = ?) AND (? IS NULL OR id < ?)
@@ -65,11 +62,16 @@ SELECT game_id, list(name ORDER BY seat), list(bot ORDER BY seat) FROM seats
 WHERE list_contains(?, game_id) GROUP BY game_id
 """
 
+# The service's secret (replay/live.py), kept in the meta table.
+META_VALUE = "SELECT value FROM meta WHERE key = ?"
+INSERT_META = "INSERT INTO meta VALUES (?, ?)"
+
+# A game's events and snapshots, their columns in the order replay/reading.py unpacks them.
+EVENT_COLUMNS = pick("events", ("seq", "turn", "actor", "type", "version", "payload"))
+SNAPSHOT_COLUMNS = pick("snapshots", ("seq", "turn", "state", "rules_version"))
+
 # Events of one segment of a lineage: game_id's own events with seq in (after, upto].
-EVENTS = """
-SELECT seq, turn, actor, type, version, payload FROM events
-WHERE game_id = ? AND seq > ? AND seq <= ? ORDER BY seq
-"""
+EVENTS = f"SELECT {EVENT_COLUMNS} FROM events WHERE game_id = ? AND seq > ? AND seq <= ? ORDER BY seq"
 
 
 def lineage_rows(
@@ -97,11 +99,15 @@ def lineage_rows(
     return " UNION ALL ".join(arms), params
 
 
-EVENT_COLUMNS = "seq, turn, actor, type, version, payload"
-SNAPSHOT_COLUMNS = "seq, turn, state, rules_version"
-
-
 ALL_GAMES = "SELECT id, game, fork_seq FROM games ORDER BY id"
+
+
+def count_rows(table: str) -> str:
+    """The count of a table's rows."""
+    if table not in tables():
+        raise ValueError(f"no table {table!r}")
+    return f"SELECT count(*) FROM {table}"
+
 
 # Views for analysts (duckdb shell, pandas, polars): documented in the README.
 VIEWS = """
@@ -118,12 +124,15 @@ FROM game_results GROUP BY game, players, bot;
 
 # --- Dashboards ------------------------------------------------------------------------------------------------------
 # A report first chooses its games into the temporary table `chosen` (finished root games: branches are what-ifs,
-# not games anyone played), then reads every figure's data from the projections joined to it.
+# not games anyone played), then reads every figure's data from the projections joined to it. The figures' queries
+# are `ReportQuery`s, the closed set `ChosenGames.frame` runs (replay/report_tables.py).
 
-WIN_CHANCES_OF = "SELECT seq, turn, seat, chance, margin FROM win_chances WHERE game_id = ? ORDER BY seq, seat"
-KEY_MOMENTS_OF = """
-SELECT seq, turn, seat, before, after, action, best_action, best_chance FROM key_moments WHERE game_id = ? ORDER BY seq
-"""
+
+class ReportQuery(str):
+    """A query of the dashboard over the chosen games: only these run there."""
+
+    __slots__ = ()
+
 
 CHOOSE_GAMES = """
 CREATE OR REPLACE TEMP TABLE chosen AS
@@ -136,7 +145,7 @@ WHERE g.status = 'finished' AND g.parent_id IS NULL AND g.game = $game
 """
 RECORDED_GAMES = "SELECT DISTINCT game FROM games WHERE status = 'finished' AND parent_id IS NULL ORDER BY game"
 
-SUMMARY = """
+SUMMARY = ReportQuery("""
 SELECT count(*) AS games, min(created_at) AS first, max(created_at) AS last,
        (SELECT count(DISTINCT s.name) FROM seats s JOIN chosen c ON c.id = s.game_id) AS names,
        (SELECT list(DISTINCT coalesce(s.bot, 'human') ORDER BY coalesce(s.bot, 'human'))
@@ -144,37 +153,37 @@ SELECT count(*) AS games, min(created_at) AS first, max(created_at) AS last,
        (SELECT list(DISTINCT players ORDER BY players) FROM chosen) AS player_counts,
        (SELECT list(DISTINCT source ORDER BY source) FROM chosen) AS sources
 FROM chosen
-"""
-SEAT_WINS = """
+""")
+SEAT_WINS = ReportQuery("""
 SELECT c.players, r.seat, count(*) AS games, sum(r.winner::INT) AS wins
 FROM results r JOIN chosen c ON c.id = r.game_id GROUP BY ALL ORDER BY ALL
-"""
-SCORES_BY_SEAT = """
+""")
+SCORES_BY_SEAT = ReportQuery("""
 SELECT c.players, r.seat AS who, count(*) AS n,
        quantile_cont(r.score, [0.05, 0.25, 0.5, 0.75, 0.95]) AS q, avg(r.score) AS mean
 FROM results r JOIN chosen c ON c.id = r.game_id GROUP BY ALL ORDER BY ALL
-"""
-SCORES_BY_BOT = """
+""")
+SCORES_BY_BOT = ReportQuery("""
 SELECT c.players, coalesce(s.bot, 'human') AS who, count(*) AS n,
        quantile_cont(r.score, [0.05, 0.25, 0.5, 0.75, 0.95]) AS q, avg(r.score) AS mean
 FROM results r JOIN chosen c ON c.id = r.game_id JOIN seats s ON s.game_id = r.game_id AND s.seat = r.seat
 GROUP BY ALL ORDER BY ALL
-"""
+""")
 # The winners' score over the best score of the seats that did not win (a shared victory: over the next seat).
-MARGINS = """
+MARGINS = ReportQuery("""
 SELECT margin, count(*) AS games FROM (
     SELECT max(score) FILTER (WHERE winner) - coalesce(max(score) FILTER (WHERE NOT winner), max(score)) AS margin
     FROM results r JOIN chosen c ON c.id = r.game_id GROUP BY r.game_id
 ) GROUP BY margin ORDER BY margin
-"""
-LENGTHS = "SELECT turns, events FROM chosen"
+""")
+LENGTHS = ReportQuery("SELECT turns, events FROM chosen")
 # How many games had each score at the end of each turn, per seat: the report takes the quantiles from these
 # counts, six times faster than quantiles over every row.
-SCORE_COUNTS = """
+SCORE_COUNTS = ReportQuery("""
 SELECT f.turn, f.seat, f.score, count(*) AS games
 FROM turn_facts f JOIN chosen c ON c.id = f.game_id WHERE c.players = $players GROUP BY ALL
-"""
-LEAD_CHANGES = """
+""")
+LEAD_CHANGES = ReportQuery("""
 SELECT coalesce(l.changes, 0) AS changes, count(*) AS games
 FROM chosen c LEFT JOIN (
     SELECT game_id, len(list_filter(range(2, len(leaders) + 1), lambda i: leaders[i] <> leaders[i - 1])) AS changes
@@ -184,26 +193,26 @@ FROM chosen c LEFT JOIN (
     )
 ) l ON l.game_id = c.id
 GROUP BY ALL ORDER BY ALL
-"""
+""")
 # The sole leader halfway through each game, and whether that seat won.
-MIDGAME_LEADERS = """
+MIDGAME_LEADERS = ReportQuery("""
 SELECT c.players, r.winner AS leader_won
 FROM chosen c JOIN turn_facts f ON f.game_id = c.id AND f.turn = (c.turns + 1) // 2 AND f.leads
 JOIN results r ON r.game_id = c.id AND r.seat = f.seat
-"""
+""")
 # For a game with one winner: the last turn the winner was not alone in the lead (0: it led from the first turn).
-WINNER_BEHIND = """
+WINNER_BEHIND = ReportQuery("""
 SELECT c.players, c.turns, coalesce(max(f.turn) FILTER (WHERE NOT f.leads), 0) AS last_behind
 FROM chosen c JOIN results r ON r.game_id = c.id AND r.winner
 JOIN turn_facts f ON f.game_id = c.id AND f.seat = r.seat
 WHERE c.single_winner GROUP BY c.id, c.players, c.turns
-"""
-BRANCHING = """
+""")
+BRANCHING = ReportQuery("""
 SELECT least(9, (f.turn - 1) * 10 // c.turns) AS decile, sum(f.choices) AS choices, sum(f.decisions) AS decisions
 FROM turn_facts f JOIN chosen c ON c.id = f.game_id WHERE f.decisions > 0 GROUP BY ALL ORDER BY ALL
-"""
+""")
 # Each bot's win rate in the games where it met another: one row per seat and opponent bot.
-BOT_AGAINST_BOT = """
+BOT_AGAINST_BOT = ReportQuery("""
 WITH seated AS (
     SELECT r.game_id, r.seat, coalesce(s.bot, 'human') AS bot, r.winner
     FROM results r JOIN chosen c ON c.id = r.game_id JOIN seats s ON s.game_id = r.game_id AND s.seat = r.seat
@@ -212,17 +221,17 @@ SELECT bot, opponent, count(*) AS seats, avg(winner::INT) AS win_rate FROM (
     SELECT DISTINCT a.game_id, a.seat, a.bot, a.winner, b.bot AS opponent
     FROM seated a JOIN seated b ON b.game_id = a.game_id AND b.seat <> a.seat
 ) GROUP BY ALL ORDER BY ALL
-"""
-POINTS_BY_SOURCE = """
+""")
+POINTS_BY_SOURCE = ReportQuery("""
 SELECT j.key AS source, avg(j.value::INT) AS mean, avg(j.value::INT) FILTER (WHERE r.winner) AS winners_mean,
        count(*) AS seats
 FROM results r JOIN chosen c ON c.id = r.game_id, json_each(r.breakdown) j GROUP BY j.key ORDER BY j.key
-"""
-TOKEN_RACE = """
+""")
+TOKEN_RACE = ReportQuery("""
 SELECT f.key AS stack, f.value AS place, count(*) AS games, median(f.turn) AS turn
 FROM game_facts f JOIN chosen c ON c.id = f.game_id WHERE f.kind = 'stack-emptied' GROUP BY ALL ORDER BY ALL
-"""
-PRODUCTS = """
+""")
+PRODUCTS = ReportQuery("""
 SELECT f.key AS product, count(*) AS seats, avg(r.winner::INT) AS win_rate,
        (SELECT count(*) FROM results r JOIN chosen c ON c.id = r.game_id) AS all_seats
 FROM (
@@ -230,32 +239,24 @@ FROM (
     WHERE f.kind = 'bought'
 ) f JOIN results r ON r.game_id = f.game_id AND r.seat = f.seat
 GROUP BY ALL ORDER BY ALL
-"""
-CARD_WINS = """
+""")
+CARD_WINS = ReportQuery("""
 SELECT f.key AS card, count(r.seat) AS won, count(*) - count(r.seat) AS discarded, avg(r.winner::INT) AS win_rate
 FROM game_facts f JOIN chosen c ON c.id = f.game_id
 LEFT JOIN results r ON r.game_id = f.game_id AND r.seat = f.seat
 WHERE f.kind = 'card-won' GROUP BY ALL ORDER BY ALL
-"""
-ZONES = """
+""")
+ZONES = ReportQuery("""
 SELECT f.key AS zone, sum(f.value) AS cards
 FROM game_facts f JOIN chosen c ON c.id = f.game_id WHERE f.kind = 'decided-by' GROUP BY ALL ORDER BY ALL
-"""
+""")
 
 # Win chances and key moments (`logs analyse`): one game's rows are replaced together.
 DELETE_WIN_CHANCES = "DELETE FROM win_chances WHERE game_id = ?"
 DELETE_KEY_MOMENTS = "DELETE FROM key_moments WHERE game_id = ?"
-INSERT_WIN_CHANCES = """
-INSERT INTO win_chances (game_id, seq, seat, turn, chance, margin, rollouts, bot)
-SELECT game_id, seq, seat, turn, chance, margin, rollouts, bot FROM new_win_chances
+WIN_CHANCES = f"""
+SELECT {select_list("win_chances", without=("game_id",))} FROM win_chances WHERE game_id = ? ORDER BY seq, seat
 """
-INSERT_KEY_MOMENTS = """
-INSERT INTO key_moments (game_id, seq, turn, seat, before, after, action, best_action, best_chance)
-SELECT game_id, seq, turn, seat, before, after, action, best_action, best_chance FROM new_key_moments
-"""
-WIN_CHANCES = """
-SELECT seq, seat, turn, chance, margin, rollouts, bot FROM win_chances WHERE game_id = ? ORDER BY seq, seat
-"""
-KEY_MOMENTS = """
-SELECT seq, turn, seat, before, after, action, best_action, best_chance FROM key_moments WHERE game_id = ? ORDER BY seq
+KEY_MOMENTS = f"""
+SELECT {select_list("key_moments", without=("game_id",))} FROM key_moments WHERE game_id = ? ORDER BY seq
 """

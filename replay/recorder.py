@@ -8,8 +8,8 @@ from typing import Any
 from engine.play import Step
 from engine.protocol import Game
 from events.registry import encode_payload
-from replay.snapshots import SnapshotTaker
-from replay.store import EventColumns
+from replay.records import EventColumns
+from replay.snapshots import Snapshot, SnapshotTaker
 
 
 def event_rows(steps: Sequence[Step], after_seq: int) -> EventColumns:
@@ -24,7 +24,7 @@ def event_rows(steps: Sequence[Step], after_seq: int) -> EventColumns:
     )
 
 
-def snapshot_rows(game: Game, state: Any, steps: Sequence[Step], after_seq: int) -> list[tuple[int, int, str]]:
+def snapshot_rows(game: Game, state: Any, steps: Sequence[Step], after_seq: int) -> list[Snapshot]:
     """(seq, turn, state JSON) snapshots among the steps, folding on from the state at after_seq."""
     taker = SnapshotTaker(after_seq)
     for seq, step in enumerate(steps, start=after_seq + 1):

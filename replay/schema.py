@@ -1,19 +1,19 @@
 """The tables of a Loom database, as SQLModel classes, and the DDL that creates them in DuckDB.
 
-Only table definitions live here; reads and writes go through DuckDB's own API (see store.py), because the ORM
-would be orders of magnitude slower on bulk paths. This module is imported only to create a new database.
+Only table definitions live here, and they are the only ones: replay/columns.py reads each table's columns from
+these classes for the SELECT lists and Arrow schemas. Reads and writes go through DuckDB's own API (replay/store.py),
+because the ORM would be orders of magnitude slower on bulk paths. This module is imported only to create tables
+(replay/migrations.py), and imports nothing of Loom's.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import datetime
 
-import duckdb
 from sqlalchemy import BigInteger, Column, MetaData, Table
 from sqlalchemy.schema import CreateTable
 from sqlmodel import Field, SQLModel
-
-from replay.store import SCHEMA_VERSION
 
 
 class GameRow(SQLModel, table=True):
@@ -154,25 +154,19 @@ UNKEYED = frozenset({"turn_facts", "game_facts"})
 slow every insert, so they are created without one (the classes name a key only because the ORM wants one)."""
 
 
-def _create(con: duckdb.DuckDBPyConnection, models: tuple[type[SQLModel], ...]) -> None:
+def create_tables(leave_out: Collection[str] = ()) -> list[str]:
+    """The DuckDB statements creating every table but those named in `leave_out` (present already in a database of
+    an older schema)."""
     from duckdb_engine import Dialect
 
     dialect = Dialect()
-    for model in models:
-        table: Table = model.__table__  # type: ignore[attr-defined]
+    statements = []
+    for model in TABLES:
+        table: Table = model.__table__  # type: ignore[union-attr]
+        if table.name in leave_out:
+            continue
         if table.name in UNKEYED:
             columns = (Column(c.name, c.type, nullable=c.nullable) for c in table.columns)
             table = Table(table.name, MetaData(), *columns)
-        con.execute(str(CreateTable(table).compile(dialect=dialect)))
-
-
-def create_missing_tables(con: duckdb.DuckDBPyConnection) -> None:
-    """Create the tables a database of an older schema lacks."""
-    present = {name for (name,) in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
-    _create(con, tuple(model for model in TABLES if model.__tablename__ not in present))
-
-
-def create_schema(con: duckdb.DuckDBPyConnection) -> None:
-    """Create every table in an empty database and stamp its schema version."""
-    _create(con, TABLES)
-    con.execute("INSERT INTO meta VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)])
+        statements.append(str(CreateTable(table).compile(dialect=dialect)))
+    return statements

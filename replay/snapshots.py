@@ -11,7 +11,7 @@ import hashlib
 import json
 from dataclasses import fields
 from functools import cache
-from typing import Any
+from typing import Any, NamedTuple
 
 SNAPSHOT_EVERY = 128
 """Events between snapshots: the state at any point costs at most this many events to fold."""
@@ -34,7 +34,8 @@ def _tuples(value: Any) -> Any:
 def encode_state(state: Any) -> str:
     """The state as JSON text: its type's fingerprint and its fields by name."""
     values = {f.name: getattr(state, f.name) for f in fields(state)}
-    return json.dumps({"type": fingerprint(type(state)), "fields": values}, separators=(",", ":"))
+    state_type: type = type(state)
+    return json.dumps({"type": fingerprint(state_type), "fields": values}, separators=(",", ":"))
 
 
 def decode_state(state_type: type, text: str) -> Any | None:
@@ -56,15 +57,23 @@ def decode_state(state_type: type, text: str) -> Any | None:
     return state_type(**{name: _tuples(values[name]) for name in names})
 
 
+class Snapshot(NamedTuple):
+    """A cached state after event seq (its JSON), as a game is recorded."""
+
+    seq: int
+    turn: int
+    state: str
+
+
 class SnapshotTaker:
     """Keeps a snapshot at the first state offered after every SNAPSHOT_EVERY events (a turn boundary, in play)."""
 
     def __init__(self, after_seq: int) -> None:
-        self.rows: list[tuple[int, int, str]] = []  # (seq, turn, state JSON)
+        self.rows: list[Snapshot] = []
         self._next = (after_seq // SNAPSHOT_EVERY + 1) * SNAPSHOT_EVERY
 
     def offer(self, state: Any, seq: int, turn: int) -> None:
         """The state after event `seq` of `turn`; kept if a snapshot is due."""
         if seq >= self._next:
-            self.rows.append((seq, turn, encode_state(state)))
+            self.rows.append(Snapshot(seq, turn, encode_state(state)))
             self._next = (seq // SNAPSHOT_EVERY + 1) * SNAPSHOT_EVERY

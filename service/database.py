@@ -1,6 +1,6 @@
-"""The one DuckDB file the server owns: a cursor per thread for reads, one writer at a time, the latest positions.
+"""The one database file the server owns: a cursor per thread for reads, one writer at a time, the latest positions.
 
-DuckDB connections are not safe across threads, and requests run on a pool of threads: each thread reads
+A store's connection is not safe across threads, and requests run on a pool of threads: each thread reads
 through its own cursor of the one connection, and every write holds one lock, so two appends never interleave.
 """
 
@@ -37,7 +37,7 @@ class Database:
         """This thread's store, on its own cursor."""
         store = getattr(self._local, "store", None)
         if store is None:
-            store = Store(self.store.con.cursor(), self.path)
+            store = self.store.cursor()
             self._local.store = store
             with self._cursors_lock:
                 self._cursors.append(store)

@@ -53,7 +53,7 @@ def test_snapshots_are_kept_and_give_the_same_state_as_a_full_fold(
     store: Store, motto_ids: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Snapshots are read for games longer than two stretches; here every game counts as long."""
-    monkeypatch.setattr("replay.store.SNAPSHOT_EVERY", 1)
+    monkeypatch.setattr("replay.reading.SNAPSHOT_EVERY", 1)
     read = []
     monkeypatch.setattr("replay.replay.decode_state", lambda *args: read.append(args) or decode_state(*args))
     long_game = max(motto_ids, key=lambda i: store.game(i).last_seq)

@@ -204,7 +204,7 @@ def test_a_game_without_seats_is_never_stored(store: Store) -> None:
 
 
 def test_a_commit_that_loses_to_another_writer_is_a_concurrency_error(store: Store) -> None:
-    other = Store(store.con.cursor(), store.path)
+    other = store.cursor()
     game = get_game("motto")
     with pytest.raises(ConcurrencyError, match="another writer"), store.transaction():
         store.add_games([simulate_one(game, ["random", "random"], "first")])  # joins the open transaction: id 1

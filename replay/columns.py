@@ -1,0 +1,111 @@
+"""Each table's columns, read from its SQLModel class in replay/schema.py: the one place a column is defined.
+
+The SELECT lists of replay/queries.py and the Arrow schemas of replay/writing.py are made from these. The classes are
+read from schema.py's source rather than imported: importing the ORM takes a third of a second, longer than a whole
+`logs show`, and only creating a database needs it. tests/unit/test_columns.py checks that what is read here is what
+the ORM makes of the same classes.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+SCHEMA = Path(__file__).with_name("schema.py")
+KINDS = frozenset({"int", "bigint", "str", "bool", "float", "datetime"})
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    """A column: its name, its kind (a Python type name, or bigint for a 64-bit integer), whether it may be NULL."""
+
+    name: str
+    kind: str
+    nullable: bool
+
+
+@cache
+def tables() -> dict[str, tuple[Column, ...]]:
+    """Every table's columns in order, by table name."""
+    found: dict[str, tuple[Column, ...]] = {}
+    for node in ast.parse(SCHEMA.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.ClassDef) and any(k.arg == "table" for k in node.keywords):
+            name = next(
+                str(item.value.value)
+                for item in node.body
+                if isinstance(item, ast.Assign)
+                and isinstance(item.targets[0], ast.Name)
+                and item.targets[0].id == "__tablename__"
+                and isinstance(item.value, ast.Constant)
+            )
+            found[name] = tuple(_column(item) for item in node.body if isinstance(item, ast.AnnAssign))
+    return found
+
+
+def _column(item: ast.AnnAssign) -> Column:
+    if not isinstance(item.target, ast.Name):
+        raise ValueError(f"schema.py line {item.lineno}: a column is a plain name")
+    annotation, nullable = item.annotation, False
+    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+        annotation, nullable = annotation.left, True  # `X | None`
+    kind = annotation.id if isinstance(annotation, ast.Name) else ""
+    if isinstance(item.value, ast.Call):
+        for keyword in item.value.keywords:
+            if keyword.arg == "sa_type" and isinstance(keyword.value, ast.Name) and keyword.value.id == "BigInteger":
+                kind = "bigint"
+    if kind not in KINDS:
+        raise ValueError(f"schema.py line {item.lineno}: column {item.target.id} has a type Loom does not store")
+    return Column(item.target.id, kind, nullable)
+
+
+def names(table: str) -> tuple[str, ...]:
+    """The table's column names, in order."""
+    return tuple(column.name for column in tables()[table])
+
+
+def select_list(table: str, *, without: tuple[str, ...] = ()) -> str:
+    """The table's columns as a SELECT list, leaving out `without` (such as the game id a query is filtered by)."""
+    unknown = set(without) - set(names(table))
+    if unknown:
+        raise ValueError(f"{table} has no column {sorted(unknown)[0]}")
+    return ", ".join(name for name in names(table) if name not in without)
+
+
+def arrow_schema(table: str) -> pa.Schema:
+    """The Arrow schema of a batch of the table's rows."""
+    import pyarrow as pa  # only writes need it: reading commands start faster without it
+
+    types: dict[str, Any] = {
+        "int": pa.int32(),
+        "bigint": pa.int64(),
+        "str": pa.string(),
+        "bool": pa.bool_(),
+        "float": pa.float64(),  # DuckDB stores it as FLOAT, rounding as it always has
+        "datetime": pa.timestamp("us", tz="UTC"),
+    }
+    # Every field nullable, as DuckDB infers from a batch: the table's own NOT NULL refuses a missing value.
+    return pa.schema([pa.field(c.name, types[c.kind]) for c in tables()[table]])
+
+
+def arrow_table(table: str, columns: dict[str, list[Any]]) -> pa.Table:
+    """A batch of the table's rows, given column by column; every column of the table, and no other."""
+    import pyarrow as pa
+
+    schema = arrow_schema(table)
+    if set(columns) != set(schema.names):
+        raise ValueError(f"a batch of {table} has columns {sorted(columns)}, not {sorted(schema.names)}")
+    return pa.table([pa.array(columns[f.name], f.type) for f in schema], schema=schema)
+
+
+def pick(table: str, wanted: tuple[str, ...]) -> str:
+    """Some of the table's columns as a SELECT list, in the order given (checked to be the table's)."""
+    unknown = set(wanted) - set(names(table))
+    if unknown:
+        raise ValueError(f"{table} has no column {sorted(unknown)[0]}")
+    return ", ".join(wanted)

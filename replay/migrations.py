@@ -1,0 +1,70 @@
+"""A database's schema: created in a new file, checked in an existing one, upgraded from an older version.
+
+An existing file is written only when it is Loom's: a DuckDB file with someone else's tables is refused untouched.
+"""
+
+from __future__ import annotations
+
+import duckdb
+
+from replay import queries
+from replay.connection import Connection, StoreError, friendly
+
+SCHEMA_VERSION = 2
+
+
+def ensure_schema(db: Connection, read_only: bool) -> None:
+    """Make the file a Loom store of SCHEMA_VERSION (a new one, or upgraded), or refuse it with a StoreError."""
+    foreign = StoreError(f"{db.path} is a DuckDB database but not a Loom store; give another --db")
+    try:
+        if not db.run(queries.TABLE_EXISTS)[0][0]:
+            if db.run(queries.USER_TABLES)[0][0]:  # someone else's data: never write in it
+                raise foreign
+            if read_only:
+                raise StoreError(f"{db.path} is not a Loom database")
+            _create(db)
+            return
+        rows = db.run(queries.SCHEMA_VERSION)
+    except (duckdb.BinderException, duckdb.CatalogException):
+        raise foreign from None  # a table `meta` of someone else's, without Loom's columns
+    except duckdb.Error as error:
+        raise friendly(error, db.path) from None
+    if not rows:
+        raise foreign  # Loom writes its schema version in the transaction that creates its tables
+    version = rows[0][0]
+    if version == "1" and not read_only:
+        _upgrade_from_1(db)
+    elif version != str(SCHEMA_VERSION):
+        raise StoreError(f"{db.path} has schema version {version}; this Loom reads {SCHEMA_VERSION}")
+    if not read_only and db.one(queries.SEATLESS_GAMES)[0]:
+        repair_branch_seats(db)
+
+
+def _create(db: Connection) -> None:
+    from replay.schema import create_tables  # the ORM is loaded only to create a database
+
+    with db.transaction():
+        for statement in create_tables():
+            db.run(statement)
+        db.run(queries.INSERT_SCHEMA_VERSION, [str(SCHEMA_VERSION)])
+        db.run(queries.VIEWS)
+
+
+def _upgrade_from_1(db: Connection) -> None:
+    """Schema 2 adds the per-turn and analysis projections; `logs rebuild` fills them for games already stored."""
+    from replay.schema import create_tables
+
+    with db.written():
+        present = {name for (name,) in db.run(queries.TABLE_NAMES)}
+        for statement in create_tables(leave_out=present):
+            db.run(statement)
+        db.run(queries.SET_SCHEMA_VERSION, [str(SCHEMA_VERSION)])
+
+
+def repair_branch_seats(db: Connection) -> None:
+    """Give every branch stored without seats (by Loom before issue 12) its parent's: done when a store is opened
+    for writing, so every door sees a branch's seats."""
+    with db.written():
+        while db.run(queries.COPY_PARENT_SEATS)[0][0]:
+            pass  # a branch of a seatless branch gets its seats in the round after its parent's
+        db.run(queries.COUNT_PLAYERS)
