@@ -14,7 +14,7 @@ import signal
 import threading
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from multiprocessing import Pipe, get_context
 from multiprocessing.connection import Connection
 from types import FrameType
@@ -75,8 +75,6 @@ def _hold_lifeline(lifeline: Connection) -> None:
 
 
 def _exit_when_closed(lifeline: Connection) -> None:
-    try:
+    with suppress(EOFError, OSError):
         lifeline.recv_bytes()  # nothing is ever sent: this returns only at EOF, when the command's end is closed
-    except (EOFError, OSError):
-        pass
     os._exit(1)  # at once, mid-task: the command wants none of this worker's results any more

@@ -78,7 +78,7 @@ def test_the_replay_page_shows_names_with_markup_as_text_and_links_nowhere(recor
     assert "[bold red]Ben" in first and "&lt;script&gt;alert(1)&lt;/script&gt;" in first
 
 
-# --- Moves as a seat saw them -------------------------------------------------------------------------------------------
+# --- Moves as a seat saw them ------------------------------------------------------------------------------------
 
 
 def test_a_card_another_seat_kept_face_down_is_hidden() -> None:
@@ -157,9 +157,9 @@ def face_down_keep(store: Store) -> tuple[int, Any]:
     for game_id in range(9, 17):
         starts, _, _ = turn_starts(get_game("moirai"), store.load(game_id))
         for start in starts:
-            if start.choice is not None and start.choice.action["type"] == "keep":
-                if start.choice.action["place"][1] != "up":
-                    return game_id, start
+            action = start.choice.action if start.choice is not None else {}
+            if action.get("type") == "keep" and action["place"][1] != "up":
+                return game_id, start
     raise AssertionError("no Moirai game kept a card face down")
 
 

@@ -119,12 +119,13 @@ def test_a_body_nested_too_deep_is_a_422_naming_the_limit(api: Api, game: dict[s
     deep = "[" * depth + "]" * depth
     headers = {"Authorization": f"Bearer {game['tokens']['table']}", "Content-Type": "application/json"}
     bodies = {
-        f"/games/{game['id']}/events": '{"expected_seq": %d, "events": [{"type": "motto.drew", "card": %s}]}',
-        f"/games/{game['id']}/actions": '{"expected_seq": %d, "action": {"type": "play", "cards": %s}}',
+        f"/games/{game['id']}/events": '{"expected_seq": SEQ, "events": [{"type": "motto.drew", "card": DEEP}]}',
+        f"/games/{game['id']}/actions": '{"expected_seq": SEQ, "action": {"type": "play", "cards": DEEP}}',
     }
     for path, body in bodies.items():
-        _error(api.http.post(path, content=body % (game["seq"], deep), headers=headers), 422, f"{MAX_DEPTH} levels")
-    created = '{"game": "motto", "events": [{"type": "motto.started", "players": %s}]}' % deep
+        content = body.replace("SEQ", str(game["seq"])).replace("DEEP", deep)
+        _error(api.http.post(path, content=content, headers=headers), 422, f"{MAX_DEPTH} levels")
+    created = '{"game": "motto", "events": [{"type": "motto.started", "players": DEEP}]}'.replace("DEEP", deep)
     admin = headers | {"Authorization": f"Bearer {ADMIN}"}
     _error(api.http.post("/games", content=created, headers=admin), 422, str(MAX_DEPTH))
     _unchanged(api, game)
@@ -133,7 +134,7 @@ def test_a_body_nested_too_deep_is_a_422_naming_the_limit(api: Api, game: dict[s
 def test_a_body_nested_within_the_limit_reaches_the_rules(api: Api, game: dict[str, Any]) -> None:
     inside = MAX_DEPTH - 3  # in the body's object, its list and the event's: MAX_DEPTH levels
     card = "[" * inside + '"red-1-love"' + "]" * inside
-    body = '{"expected_seq": %d, "events": [{"type": "motto.drew", "card": %s}]}' % (game["seq"], card)
+    body = f'{{"expected_seq": {game["seq"]}, "events": [{{"type": "motto.drew", "card": {card}}}]}}'
     headers = {"Authorization": f"Bearer {game['tokens']['table']}", "Content-Type": "application/json"}
     _error(api.http.post(f"/games/{game['id']}/events", content=body, headers=headers), 422, "event 1")
     _unchanged(api, game)

@@ -553,7 +553,8 @@ def test_s9_each_empty_space_gets_the_top_card_face_down_unseen_at_the_end_of_th
     assert all(s.actor is None and s.turn == 1 for s in steps if isinstance(s.payload, SpreadRefilled))
     assert GAME.view(state, 0).spread[:2] == (HIDDEN, HIDDEN) and GAME.to_move(state) == 1
     short = table(2, spread={"a1": None}, deck=["four-of-cups"], actions=2)
-    assert refused(short, SpreadRefilled(at="a1", card="five-of-cups")) == "five-of-cups is not the top card of the deck"
+    refusal = refused(short, SpreadRefilled(at="a1", card="five-of-cups"))
+    assert refusal == "five-of-cups is not the top card of the deck"
 
 
 # --- S10: the end -----------------------------------------------------------------------------------------------------
