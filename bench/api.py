@@ -30,10 +30,10 @@ from typing import Any  # noqa: E402
 import httpx  # noqa: E402
 
 from bench._common import BOTS, GAME, Report, output_path, parser, percentiles, temp_dir  # noqa: E402
-from engine.registry import get_game  # noqa: E402
-from replay.simulate import simulate  # noqa: E402
-from replay.store import Store  # noqa: E402
-from service.server import free_port  # noqa: E402
+from loom.engine.registry import get_game  # noqa: E402
+from loom.replay.simulate import simulate  # noqa: E402
+from loom.replay.store import Store  # noqa: E402
+from loom.service.server import free_port  # noqa: E402
 
 NAME = "api"
 ADMIN = "bench-admin-token-0123456789"
@@ -43,7 +43,7 @@ ADMIN = "bench-admin-token-0123456789"
 def served(db: Path) -> Iterator[str]:
     """`logs serve` on `db` in its own process for the block; its base URL."""
     port = free_port()
-    command = [sys.executable, "-m", "cli.main", "serve", "--port", str(port), "--db", str(db)]
+    command = [sys.executable, "-m", "loom.cli.main", "serve", "--port", str(port), "--db", str(db)]
     server = subprocess.Popen([*command, "--admin-token", ADMIN], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
     try:

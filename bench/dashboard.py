@@ -42,10 +42,10 @@ def build(db: Path, games: int, seed: int) -> float:
 
 def parts(db: Path) -> dict[str, float]:
     """Seconds spent in each query of the report and in drawing, in one run."""
-    import dashboards.report as report
-    from replay import queries
-    from replay.queries import ReportQuery
-    from replay.store import Store
+    import loom.dashboards.report as report
+    from loom.replay import queries
+    from loom.replay.queries import ReportQuery
+    from loom.replay.store import Store
 
     spent: dict[str, float] = {}
     names = {id(getattr(queries, n)): n for n in dir(queries) if isinstance(getattr(queries, n), ReportQuery)}
@@ -77,9 +77,9 @@ def main() -> None:
     with temp_dir("loom-dashboard-") as tmp:
         db = tmp / "loom.duckdb" if args.quick else OUT / "cache" / "motto-100k.duckdb"
         build_s = None if db.exists() else build(db, games, args.seed)
-        from dashboards.report import report_html
-        from replay.queries import SUMMARY
-        from replay.store import Store
+        from loom.dashboards.report import report_html
+        from loom.replay.queries import SUMMARY
+        from loom.replay.store import Store
 
         runs = []
         for _ in range(1 if args.quick else 3):

@@ -43,11 +43,11 @@ from bench._common import (  # noqa: E402
     progress,
     temp_dir,
 )
-from engine.registry import get_game  # noqa: E402
-from replay import logfile  # noqa: E402
-from replay.logfile import export_lines, import_file, read_games  # noqa: E402
-from replay.simulate import lineup, simulate  # noqa: E402
-from replay.store import Store  # noqa: E402
+from loom.engine.registry import get_game  # noqa: E402
+from loom.replay import logfile  # noqa: E402
+from loom.replay.logfile import export_lines, import_file, read_games  # noqa: E402
+from loom.replay.simulate import lineup, simulate  # noqa: E402
+from loom.replay.store import Store  # noqa: E402
 
 NAME = "import_log"
 TARGET = 100_000  # events per second

@@ -28,8 +28,8 @@ from random import Random  # noqa: E402
 from typing import Any  # noqa: E402
 
 from bench._common import Report, output_path, parser, progress  # noqa: E402
-from engine.play import chance_rng, play_out, start  # noqa: E402
-from engine.registry import get_bot, get_game  # noqa: E402
+from loom.engine.play import chance_rng, play_out, start  # noqa: E402
+from loom.engine.registry import get_bot, get_game  # noqa: E402
 
 NAME = "mcts_vs_greedy"
 GAMES = ("motto", "moirai", "moorea", "stones-of-fate")

@@ -22,10 +22,10 @@ from collections import Counter  # noqa: E402
 from random import Random  # noqa: E402
 
 from bench._common import OUT, environment  # noqa: E402
-from engine.moorea.cards import PRODUCTS, TOOL_KINDS, product, tool  # noqa: E402
-from engine.play import chance_rng, play_out, start  # noqa: E402
-from engine.registry import get_bot, get_game  # noqa: E402
-from events.moorea import ProductBought, ToolBought  # noqa: E402
+from loom.engine.moorea.cards import PRODUCTS, TOOL_KINDS, product, tool  # noqa: E402
+from loom.engine.play import chance_rng, play_out, start  # noqa: E402
+from loom.engine.registry import get_bot, get_game  # noqa: E402
+from loom.events.moorea import ProductBought, ToolBought  # noqa: E402
 
 GAME = get_game("moorea")
 FLOOR = 0.05

@@ -20,8 +20,8 @@ import time  # noqa: E402
 from random import Random  # noqa: E402
 
 from bench._common import Report, output_path, parser  # noqa: E402
-from engine.play import chance_rng, first_player, play_out, seated, start  # noqa: E402
-from engine.registry import get_bot, get_game  # noqa: E402
+from loom.engine.play import chance_rng, first_player, play_out, seated, start  # noqa: E402
+from loom.engine.registry import get_bot, get_game  # noqa: E402
 
 GAME = get_game("moorea")
 

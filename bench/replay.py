@@ -41,10 +41,10 @@ from bench._common import (  # noqa: E402
     progress,
     temp_dir,
 )
-from engine.registry import get_game  # noqa: E402
-from replay.replay import position  # noqa: E402
-from replay.simulate import BATCH, lineup, simulate  # noqa: E402
-from replay.store import Store  # noqa: E402
+from loom.engine.registry import get_game  # noqa: E402
+from loom.replay.replay import position  # noqa: E402
+from loom.replay.simulate import BATCH, lineup, simulate  # noqa: E402
+from loom.replay.store import Store  # noqa: E402
 
 NAME = "replay"
 TARGET_MS = 5.0

@@ -21,8 +21,8 @@ if sys.path and Path(sys.path[0] or ".").resolve() == _BENCH:
 import time  # noqa: E402
 
 from bench._common import Report, output_path, parser  # noqa: E402
-from engine.registry import get_game  # noqa: E402
-from replay.simulate import simulated  # noqa: E402
+from loom.engine.registry import get_game  # noqa: E402
+from loom.replay.simulate import simulated  # noqa: E402
 
 NAME = "stones_of_fate_bots"
 

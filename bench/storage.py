@@ -32,10 +32,10 @@ from typing import Any  # noqa: E402
 import duckdb  # noqa: E402
 
 from bench._common import BOTS, GAME, Report, output_path, parser, progress, temp_dir  # noqa: E402
-from engine.registry import get_game  # noqa: E402
-from replay.logfile import export_lines  # noqa: E402
-from replay.simulate import lineup, simulate  # noqa: E402
-from replay.store import Store  # noqa: E402
+from loom.engine.registry import get_game  # noqa: E402
+from loom.replay.logfile import export_lines  # noqa: E402
+from loom.replay.simulate import lineup, simulate  # noqa: E402
+from loom.replay.store import Store  # noqa: E402
 
 NAME = "storage"
 TABLES = ("events", "snapshots", "results", "games", "seats", "meta")

@@ -11,9 +11,9 @@ from typing import Annotated, Any, TypeVar
 import typer
 from rich.console import Console
 
-from events.base import LoomError
-from replay.store import DEFAULT_DB, Store
-from replay.workers import Stopped
+from loom.events.base import LoomError
+from loom.replay.store import DEFAULT_DB, Store
+from loom.replay.workers import Stopped
 
 F = TypeVar("F", bound=Callable[..., Any])
 

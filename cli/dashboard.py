@@ -10,8 +10,8 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from cli.app import app
-from cli.common import Db, fails_cleanly, open_store, out, write_page
+from loom.cli.app import app
+from loom.cli.common import Db, fails_cleanly, open_store, out, write_page
 
 
 @app.command("dashboard")
@@ -31,7 +31,7 @@ def dashboard_command(
     db: Db = None,
 ) -> None:
     """Seat advantage, scores, the lead, balance and each game's own figures, for the chosen finished games."""
-    from dashboards.report import report_html  # plotly and pandas load only for the commands that draw
+    from loom.dashboards.report import report_html  # plotly and pandas load only for the commands that draw
 
     with open_store(db, read_only=True, threads=os.cpu_count()) as store:
         html = report_html(store, game, since.astimezone() if since else None, bot)

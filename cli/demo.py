@@ -9,14 +9,14 @@ import typer
 from rich.markup import escape
 from rich.rule import Rule
 
-from cli.app import app
-from cli.common import Db, fails_cleanly, open_store, out, write_page
-from cli.replaying import tree_command
-from engine.presentation import presentation
-from engine.registry import get_game
-from replay.branches import branch
-from replay.replay import position
-from replay.simulate import simulate
+from loom.cli.app import app
+from loom.cli.common import Db, fails_cleanly, open_store, out, write_page
+from loom.cli.replaying import tree_command
+from loom.engine.presentation import presentation
+from loom.engine.registry import get_game
+from loom.replay.branches import branch
+from loom.replay.replay import position
+from loom.replay.simulate import simulate
 
 
 @app.command("demo")
@@ -58,8 +58,8 @@ def demo_command(
     tree_command(game_id, db=db, as_json=False)
 
     out.print(Rule(f"5. Draw the dashboard (logs dashboard) and a replay page (logs replay {game_id} --html)"))
-    from dashboards.report import report_html  # plotly and pandas load only to draw
-    from dashboards.viewer import replay_html
+    from loom.dashboards.report import report_html  # plotly and pandas load only to draw
+    from loom.dashboards.viewer import replay_html
 
     dashboard, replay_page = pages / "dashboard.html", pages / f"replay-{game_id}.html"
     with open_store(db, read_only=True) as store:

@@ -10,12 +10,12 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from cli.app import app
-from cli.common import AsJson, Db, fails_cleanly, open_store, out, print_json
-from engine.registry import get_game, with_budget
-from replay.game_json import game_json
-from replay.live import Filter, find_games
-from replay.simulate import lineup, simulate
+from loom.cli.app import app
+from loom.cli.common import AsJson, Db, fails_cleanly, open_store, out, print_json
+from loom.engine.registry import get_game, with_budget
+from loom.replay.game_json import game_json
+from loom.replay.live import Filter, find_games
+from loom.replay.simulate import lineup, simulate
 
 MAX_GAMES = 1_000_000
 """The most games one command simulates or lists (a larger --limit lists them all)."""

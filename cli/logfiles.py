@@ -9,11 +9,11 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from cli.app import app
-from cli.common import AsJson, Db, fails_cleanly, open_store, out, print_json
-from events.base import LoomError
-from replay.logfile import export_lines, import_file
-from replay.projections import rebuild
+from loom.cli.app import app
+from loom.cli.common import AsJson, Db, fails_cleanly, open_store, out, print_json
+from loom.events.base import LoomError
+from loom.replay.logfile import export_lines, import_file
+from loom.replay.projections import rebuild
 
 
 @app.command("export")

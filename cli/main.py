@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from cli import dashboard, demo, games, logfiles, replaying, serve, whatif  # noqa: F401  (each registers its commands)
-from cli.app import app
+from loom.cli import dashboard, demo, games, logfiles, replaying, serve, whatif  # noqa: F401  (each registers its commands)
+from loom.cli.app import app
 
 
 def main() -> None:

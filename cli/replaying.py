@@ -10,13 +10,13 @@ import typer
 from rich.markup import escape
 from rich.tree import Tree
 
-from cli.app import app
-from cli.common import AsJson, Db, fails_cleanly, open_store, out, print_json, write_page
-from engine.presentation import presentation
-from engine.registry import get_game
-from events.base import LoomError
-from replay.branches import Node, branch, continue_game, tree
-from replay.replay import position
+from loom.cli.app import app
+from loom.cli.common import AsJson, Db, fails_cleanly, open_store, out, print_json, write_page
+from loom.engine.presentation import presentation
+from loom.engine.registry import get_game
+from loom.events.base import LoomError
+from loom.replay.branches import Node, branch, continue_game, tree
+from loom.replay.replay import position
 
 Turn = Annotated[int | None, typer.Option("--turn", "-t", help="The start of this turn (turn 1 is the first).")]
 Actions = Annotated[
@@ -101,7 +101,7 @@ def replay_command(
 
 
 def _write_replay_page(game_id: int, seat: int | None, path: Path, db: Path | None) -> None:
-    from dashboards.viewer import replay_html  # plotly loads only for the commands that draw
+    from loom.dashboards.viewer import replay_html  # plotly loads only for the commands that draw
 
     with open_store(db, read_only=True) as store:
         page = replay_html(store, game_id, seat)

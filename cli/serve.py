@@ -6,10 +6,10 @@ from typing import Annotated
 
 import typer
 
-from cli.app import app
-from cli.common import Db, err, fails_cleanly
-from replay.store import default_db
-from service.settings import MAX_BODY, Settings
+from loom.cli.app import app
+from loom.cli.common import Db, err, fails_cleanly
+from loom.replay.store import default_db
+from loom.service.settings import MAX_BODY, Settings
 
 
 @app.command("serve")
@@ -30,7 +30,7 @@ def serve_command(
     db: Db = None,
 ) -> None:
     """Serve the HTTP API (OpenAPI at /docs), live streams and the dashboards; one process owns the database."""
-    from service.server import serve, server_for  # uvicorn and FastAPI load only for this command
+    from loom.service.server import serve, server_for  # uvicorn and FastAPI load only for this command
 
     server = server_for(Settings(str(db or default_db()), host, port, admin_token, max_body))
     if admin_token is None:

@@ -9,12 +9,12 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from cli.app import app
-from cli.common import AsJson, Db, fails_cleanly, out, print_json
-from cli.replaying import Actions, _actions
-from replay.analysis import Analysis, Line, WhatIf, analyse, whatif
-from replay.chances import Chances
-from replay.store import Store, default_db
+from loom.cli.app import app
+from loom.cli.common import AsJson, Db, fails_cleanly, out, print_json
+from loom.cli.replaying import Actions, _actions
+from loom.replay.analysis import Analysis, Line, WhatIf, analyse, whatif
+from loom.replay.chances import Chances
+from loom.replay.store import Store, default_db
 
 Rollouts = Annotated[int, typer.Option("--rollouts", "-k", min=1, max=100_000, help="Games played out per position.")]
 RolloutBot = Annotated[str, typer.Option("--bot", help="The bot that plays the rollouts (greedy, random, mcts:N).")]

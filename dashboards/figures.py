@@ -15,7 +15,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import plotly.io as pio
 
-from dashboards.stats import wilson
+from loom.dashboards.stats import wilson
 
 COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b")
 

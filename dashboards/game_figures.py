@@ -11,7 +11,7 @@ from typing import Any
 import pandas as pd
 import plotly.graph_objects as go
 
-from dashboards.figures import COLOURS, _layout
+from loom.dashboards.figures import COLOURS, _layout
 
 # --- Moirai: points by objective card and by objective ----------------------------------------------------------------
 

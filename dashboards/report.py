@@ -14,14 +14,14 @@ from typing import Any
 import pandas as pd
 import plotly.graph_objects as go
 
-from dashboards import figures as fig
-from dashboards import game_figures as per_game
-from dashboards.page import Section, page
-from engine.registry import get_game
-from events.base import LoomError
-from replay import queries
-from replay.queries import ReportQuery
-from replay.store import Store
+from loom.dashboards import figures as fig
+from loom.dashboards import game_figures as per_game
+from loom.dashboards.page import Section, page
+from loom.engine.registry import get_game
+from loom.events.base import LoomError
+from loom.replay import queries
+from loom.replay.queries import ReportQuery
+from loom.replay.store import Store
 
 
 @dataclass(frozen=True)

@@ -18,15 +18,15 @@ import pandas as pd
 import plotly.graph_objects as go
 from rich.console import Console
 
-from dashboards.figures import COLOURS, _layout
-from dashboards.page import Section, page
-from engine.moves import advice_for, seen_move
-from engine.presentation import presentation
-from engine.protocol import Game
-from engine.registry import get_game
-from events.base import LoomError
-from replay.replay import fold
-from replay.store import Store
+from loom.dashboards.figures import COLOURS, _layout
+from loom.dashboards.page import Section, page
+from loom.engine.moves import advice_for, seen_move
+from loom.engine.presentation import presentation
+from loom.engine.protocol import Game
+from loom.engine.registry import get_game
+from loom.events.base import LoomError
+from loom.replay.replay import fold
+from loom.replay.store import Store
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from engine.protocol import S
-from events.base import IllegalAction, Payload
+from loom.engine.protocol import S
+from loom.events.base import IllegalAction, Payload
 
 Check = Callable[[S, Any], None]
 """An event's own check: raise IllegalAction if it cannot happen in the state."""

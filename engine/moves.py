@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.presentation import presentation
+from loom.engine.presentation import presentation
 
 Move = dict[str, Any]
 

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from random import Random
 from typing import Any, Protocol
 
-from engine.protocol import CHANCE_TO_MOVE, AnyGame, Bot
-from events.base import IllegalAction, Payload
+from loom.engine.protocol import CHANCE_TO_MOVE, AnyGame, Bot
+from loom.events.base import IllegalAction, Payload
 
 MAX_TURNS = 10_000
 """A game that has not ended after this many turns is a rules bug, not a long game."""

@@ -10,8 +10,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic
 
-from engine.protocol import S
-from engine.registry import PACKAGES, get_game
+from loom.engine.protocol import S
+from loom.engine.registry import PACKAGES, get_game
 
 if TYPE_CHECKING:
     from rich.console import RenderableType

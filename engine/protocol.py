@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from random import Random
 from typing import Any, Generic, Protocol, TypeVar
 
-from events.base import Payload
+from loom.events.base import Payload
 
 CHANCE_TO_MOVE = -1
 """`to_move` of a position in which chance acts next (a refill, a reshuffle, a deal)."""

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import importlib
 
-from engine.protocol import AnyGame, Bot
-from events.base import LoomError
+from loom.engine.protocol import AnyGame, Bot
+from loom.events.base import LoomError
 
 PACKAGES = {
-    "motto": "engine.motto",
-    "moirai": "engine.moirai",
-    "moorea": "engine.moorea",
-    "stones-of-fate": "engine.stones_of_fate",
+    "motto": "loom.engine.motto",
+    "moirai": "loom.engine.moirai",
+    "moorea": "loom.engine.moorea",
+    "stones-of-fate": "loom.engine.stones_of_fate",
 }
 
 
@@ -61,7 +61,7 @@ label is stored in logs); `mcts:N` is the same bot with N playouts per decision.
 def get_bot(game: AnyGame, name: str) -> Bot:
     """A new bot of `game` called `name`: one of the game's own, or `mcts` / `mcts:BUDGET`."""
     if name == SEARCH_BOT or name.startswith(SEARCH_BOT + ":"):
-        from engine.search import HalvingSearchBot  # loaded only when a search is asked for
+        from loom.engine.search import HalvingSearchBot  # loaded only when a search is asked for
 
         _, _, budget = name.partition(":")
         if budget and not (budget.isdigit() and int(budget) > 0):

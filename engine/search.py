@@ -27,8 +27,8 @@ from collections.abc import Sequence
 from random import Random
 from typing import Any
 
-from engine.protocol import CHANCE_TO_MOVE, AnyGame, Bot, Tuning
-from events.base import IllegalAction
+from loom.engine.protocol import CHANCE_TO_MOVE, AnyGame, Bot, Tuning
+from loom.events.base import IllegalAction
 
 FEWEST_WORLDS = 4
 """Worlds below which a paired comparison says nothing: the greedy bot's choice is played."""

@@ -6,8 +6,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from random import Random
 
-from engine.protocol import HIDDEN
-from events.base import IllegalAction
+from loom.engine.protocol import HIDDEN
+from loom.events.base import IllegalAction
 
 
 def unseen(full: Iterable[int], seen: Iterable[int]) -> list[int]:

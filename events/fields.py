@@ -16,7 +16,7 @@ from pydantic import ConfigDict, Strict, TypeAdapter
 from pydantic_core import SchemaValidator
 from typing_extensions import TypedDict
 
-from events.base import ENVELOPE_KEYS, MAX_DEPTH, MAX_TEXT, Payload
+from loom.events.base import ENVELOPE_KEYS, MAX_DEPTH, MAX_TEXT, Payload
 
 _CONFIG = ConfigDict(strict=True, extra="forbid", str_max_length=MAX_TEXT)
 _ENVELOPE = {

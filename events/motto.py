@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from events import base
-from events.base import Payload
-from events.registry import register
+from loom.events import base
+from loom.events.base import Payload
+from loom.events.registry import register
 
 Card = str
 

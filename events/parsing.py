@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from typing import Any, Final, NamedTuple
 
-from events.base import MalformedEvent, Payload
-from events.fields import shown
-from events.registry import checked_line, payload_class, upcast
+from loom.events.base import MalformedEvent, Payload
+from loom.events.fields import shown
+from loom.events.registry import checked_line, payload_class, upcast
 
 
 class _Absent:

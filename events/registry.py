@@ -14,8 +14,8 @@ import orjson
 from pydantic import ValidationError
 from pydantic_core import SchemaValidator
 
-from events.base import ENVELOPE_KEYS, MalformedEvent, Payload
-from events.fields import complaint, line_validator, shown
+from loom.events.base import ENVELOPE_KEYS, MalformedEvent, Payload
+from loom.events.fields import complaint, line_validator, shown
 
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
 
@@ -115,10 +115,10 @@ def decode_payload_text(type_name: str, text: str, version: int) -> Payload:
 
 
 EVENT_MODULES = {
-    "motto": "events.motto",
-    "moirai": "events.moirai",
-    "moorea": "events.moorea",
-    "stones-of-fate": "events.stones_of_fate",
+    "motto": "loom.events.motto",
+    "moirai": "loom.events.moirai",
+    "moorea": "loom.events.moorea",
+    "stones-of-fate": "loom.events.stones_of_fate",
 }
 """Each game's module of event types, by the game's command-line name: importing it registers them."""
 

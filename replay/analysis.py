@@ -16,15 +16,15 @@ from dataclasses import dataclass
 from random import Random
 from typing import Any
 
-from engine.play import act, chance_rng
-from engine.protocol import CHANCE_TO_MOVE, Game
-from engine.registry import get_bot, get_game
-from engine.search import HalvingSearchBot
-from events.base import Event, LoomError, Payload
-from replay.branches import branch
-from replay.chances import Chances, win_chances_of
-from replay.replay import position
-from replay.store import KeyMoment, Store, WinChance
+from loom.engine.play import act, chance_rng
+from loom.engine.protocol import CHANCE_TO_MOVE, Game
+from loom.engine.registry import get_bot, get_game
+from loom.engine.search import HalvingSearchBot
+from loom.events.base import Event, LoomError, Payload
+from loom.replay.branches import branch
+from loom.replay.chances import Chances, win_chances_of
+from loom.replay.replay import position
+from loom.replay.store import KeyMoment, Store, WinChance
 
 # --- The actions behind recorded events ---------------------------------------------------------------------------
 

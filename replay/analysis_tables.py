@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from replay import queries
-from replay.columns import arrow_table
-from replay.connection import Connection
-from replay.projection_tables import by_column
-from replay.reading import build
-from replay.records import KeyMoment, WinChance
+from loom.replay import queries
+from loom.replay.columns import arrow_table
+from loom.replay.connection import Connection
+from loom.replay.projection_tables import by_column
+from loom.replay.reading import build
+from loom.replay.records import KeyMoment, WinChance
 
 if TYPE_CHECKING:
     import pandas as pd

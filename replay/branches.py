@@ -7,16 +7,16 @@ from dataclasses import dataclass, field
 from random import Random
 from typing import Any
 
-from engine.play import Step, act, chance_rng, play_out
-from engine.protocol import Game
-from engine.registry import get_bot
-from events.base import IllegalAction
-from replay.facts import Facts, FactTaker
-from replay.game_json import game_json
-from replay.projections import result_rows
-from replay.recorder import event_rows, snapshot_rows, status_of
-from replay.replay import Position, position
-from replay.store import GameInfo, NewGame, Seat, Store
+from loom.engine.play import Step, act, chance_rng, play_out
+from loom.engine.protocol import Game
+from loom.engine.registry import get_bot
+from loom.events.base import IllegalAction
+from loom.replay.facts import Facts, FactTaker
+from loom.replay.game_json import game_json
+from loom.replay.projections import result_rows
+from loom.replay.recorder import event_rows, snapshot_rows, status_of
+from loom.replay.replay import Position, position
+from loom.replay.store import GameInfo, NewGame, Seat, Store
 
 
 def advance(

@@ -15,12 +15,12 @@ from dataclasses import dataclass
 from random import Random
 from typing import Any
 
-from engine.play import MAX_TURNS
-from engine.protocol import CHANCE_TO_MOVE, Game
-from engine.registry import get_bot, get_game
-from engine.search import shares, step
-from events.base import LoomError
-from replay.workers import worker_pool
+from loom.engine.play import MAX_TURNS
+from loom.engine.protocol import CHANCE_TO_MOVE, Game
+from loom.engine.registry import get_bot, get_game
+from loom.engine.search import shares, step
+from loom.events.base import LoomError
+from loom.replay.workers import worker_pool
 
 Z95 = 1.96
 """The normal quantile of a two-sided 95% interval."""

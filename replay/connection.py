@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from events.base import LoomError
+from loom.events.base import LoomError
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -12,8 +12,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.play import Step
-from engine.protocol import Game
+from loom.engine.play import Step
+from loom.engine.protocol import Game
 
 # Plain tuples, their fields named here: a game makes a turn fact per seat every turn, and a named tuple would cost a
 # simulation several per cent. tests/integration/test_store_port.py checks the names against the tables.

@@ -6,7 +6,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from replay.store import GameInfo, ResultInfo
+from loom.replay.store import GameInfo, ResultInfo
 
 
 def game_json(

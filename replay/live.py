@@ -13,15 +13,15 @@ from dataclasses import dataclass, replace
 from random import Random, SystemRandom
 from typing import Any
 
-from engine.play import Step, act, chance_rng, record, start
-from engine.protocol import Game
-from events.base import GameStarted, IllegalAction, LoomError, MalformedEvent, started
-from events.parsing import parse_event
-from events.registry import payload_class
-from replay.facts import facts_of
-from replay.projections import result_rows
-from replay.recorder import event_rows, snapshot_rows, status_of
-from replay.store import GameInfo, NewGame, Seat, Store
+from loom.engine.play import Step, act, chance_rng, record, start
+from loom.engine.protocol import Game
+from loom.events.base import GameStarted, IllegalAction, LoomError, MalformedEvent, started
+from loom.events.parsing import parse_event
+from loom.events.registry import payload_class
+from loom.replay.facts import facts_of
+from loom.replay.projections import result_rows
+from loom.replay.recorder import event_rows, snapshot_rows, status_of
+from loom.replay.store import GameInfo, NewGame, Seat, Store
 
 SOURCE = "live"
 MALFORMED = (TypeError, ValueError, KeyError, IndexError, AttributeError)

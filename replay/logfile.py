@@ -16,18 +16,18 @@ from typing import IO, Any
 
 import orjson
 
-from engine.play import Step, record
-from engine.protocol import Game
-from engine.registry import get_game
-from events.base import MAX_DEPTH, MAX_LINE, MAX_TEXT, GameStarted, LoomError, started
-from events.fields import shown
-from events.parsing import parse_event
-from replay.facts import FactTaker
-from replay.projections import result_rows
-from replay.recorder import event_rows, status_of
-from replay.snapshots import SnapshotTaker
-from replay.store import NewGame, Seat, Store
-from replay.workers import worker_pool
+from loom.engine.play import Step, record
+from loom.engine.protocol import Game
+from loom.engine.registry import get_game
+from loom.events.base import MAX_DEPTH, MAX_LINE, MAX_TEXT, GameStarted, LoomError, started
+from loom.events.fields import shown
+from loom.events.parsing import parse_event
+from loom.replay.facts import FactTaker
+from loom.replay.projections import result_rows
+from loom.replay.recorder import event_rows, status_of
+from loom.replay.snapshots import SnapshotTaker
+from loom.replay.store import NewGame, Seat, Store
+from loom.replay.workers import worker_pool
 
 FORMAT = "loom-log"
 VERSION = 1

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import duckdb
 
-from replay import queries
-from replay.connection import Connection, StoreError, friendly
+from loom.replay import queries
+from loom.replay.connection import Connection, StoreError, friendly
 
 SCHEMA_VERSION = 2
 
@@ -41,7 +41,7 @@ def ensure_schema(db: Connection, read_only: bool) -> None:
 
 
 def _create(db: Connection) -> None:
-    from replay.schema import create_tables  # the ORM is loaded only to create a database
+    from loom.replay.schema import create_tables  # the ORM is loaded only to create a database
 
     with db.transaction():
         for statement in create_tables():
@@ -52,7 +52,7 @@ def _create(db: Connection) -> None:
 
 def _upgrade_from_1(db: Connection) -> None:
     """Schema 2 adds the per-turn and analysis projections; `logs rebuild` fills them for games already stored."""
-    from replay.schema import create_tables
+    from loom.replay.schema import create_tables
 
     with db.written():
         present = {name for (name,) in db.run(queries.TABLE_NAMES)}

@@ -10,11 +10,11 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from replay import queries
-from replay.columns import arrow_table
-from replay.connection import Connection
-from replay.facts import GAME_FACT_FIELDS, TURN_FACT_FIELDS, Facts
-from replay.records import ResultInfo, StoredResult
+from loom.replay import queries
+from loom.replay.columns import arrow_table
+from loom.replay.connection import Connection
+from loom.replay.facts import GAME_FACT_FIELDS, TURN_FACT_FIELDS, Facts
+from loom.replay.records import ResultInfo, StoredResult
 
 
 def insert_results(db: Connection, rows: Sequence[StoredResult]) -> None:

@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from engine.play import Step
-from engine.protocol import Game
-from engine.registry import get_game
-from replay.facts import facts_of
-from replay.replay import fold
-from replay.store import ResultInfo, Store, StoredResult
+from loom.engine.play import Step
+from loom.engine.protocol import Game
+from loom.engine.registry import get_game
+from loom.replay.facts import facts_of
+from loom.replay.replay import fold
+from loom.replay.store import ResultInfo, Store, StoredResult
 
 
 def result_rows(game: Game, state: Any) -> list[ResultInfo]:
@@ -38,7 +38,7 @@ def rebuild(store: Store) -> int:
         own = [Step(e.turn, e.actor, e.payload) for e in events if e.seq > (fork_seq or 0)]
         start = fold(game, shared)
         found = facts_of(game, start, own, fork_seq or 0, count_choices=True)
-        state = fold(game, events[len(shared):], start)
+        state = fold(game, events[len(shared) :], start)
         if game.to_move(state) is None:
             results += [StoredResult(game_id, *row) for row in result_rows(game, state)]
         ids.append(game_id)

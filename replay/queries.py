@@ -2,7 +2,7 @@
 
 from collections.abc import Sequence
 
-from replay.columns import pick, select_list, tables
+from loom.replay.columns import pick, select_list, tables
 
 SCHEMA_VERSION = "SELECT value FROM meta WHERE key = 'schema_version'"
 SET_SCHEMA_VERSION = "UPDATE meta SET value = ? WHERE key = 'schema_version'"

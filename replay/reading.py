@@ -6,13 +6,13 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any, TypeVar
 
-from events.base import Event, LoomError
-from events.registry import decode_payload_text, load_events_of
-from replay import queries
-from replay.columns import names
-from replay.connection import Connection
-from replay.records import GameInfo, GameKind, ResultInfo, Seat, Segment
-from replay.snapshots import SNAPSHOT_EVERY, Snapshot
+from loom.events.base import Event, LoomError
+from loom.events.registry import decode_payload_text, load_events_of
+from loom.replay import queries
+from loom.replay.columns import names
+from loom.replay.connection import Connection
+from loom.replay.records import GameInfo, GameKind, ResultInfo, Seat, Segment
+from loom.replay.snapshots import SNAPSHOT_EVERY, Snapshot
 
 T = TypeVar("T")
 GAME_COLUMNS = names("games")

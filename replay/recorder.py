@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from engine.play import Step
-from engine.protocol import Game
-from events.registry import encode_payload
-from replay.records import EventColumns
-from replay.snapshots import Snapshot, SnapshotTaker
+from loom.engine.play import Step
+from loom.engine.protocol import Game
+from loom.events.registry import encode_payload
+from loom.replay.records import EventColumns
+from loom.replay.snapshots import Snapshot, SnapshotTaker
 
 
 def event_rows(steps: Sequence[Step], after_seq: int) -> EventColumns:

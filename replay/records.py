@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from replay.facts import Facts
-from replay.snapshots import Snapshot
+from loom.replay.facts import Facts
+from loom.replay.snapshots import Snapshot
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,11 +6,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from engine.protocol import Game
-from engine.registry import get_game
-from events.base import Event, LoomError
-from replay.snapshots import decode_state
-from replay.store import GameInfo, Store
+from loom.engine.protocol import Game
+from loom.engine.registry import get_game
+from loom.events.base import Event, LoomError
+from loom.replay.snapshots import decode_state
+from loom.replay.store import GameInfo, Store
 
 
 class OutOfRange(LoomError):

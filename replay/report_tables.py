@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from replay import queries
-from replay.connection import Connection
-from replay.queries import ReportQuery
+from loom.replay import queries
+from loom.replay.connection import Connection
+from loom.replay.queries import ReportQuery
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -8,16 +8,16 @@ from dataclasses import dataclass
 from random import Random
 from typing import Any
 
-from engine.play import Step, chance_rng, first_player, play_out, seated, start
-from engine.protocol import Game
-from engine.registry import get_bot, get_game
-from events.base import LoomError, started
-from replay.facts import FactTaker
-from replay.projections import result_rows
-from replay.recorder import event_rows, status_of
-from replay.snapshots import SnapshotTaker
-from replay.store import NewGame, Seat, Store
-from replay.workers import worker_pool
+from loom.engine.play import Step, chance_rng, first_player, play_out, seated, start
+from loom.engine.protocol import Game
+from loom.engine.registry import get_bot, get_game
+from loom.events.base import LoomError, started
+from loom.replay.facts import FactTaker
+from loom.replay.projections import result_rows
+from loom.replay.recorder import event_rows, status_of
+from loom.replay.snapshots import SnapshotTaker
+from loom.replay.store import NewGame, Seat, Store
+from loom.replay.workers import worker_pool
 
 BATCH = 250
 """Games per transaction: large enough for Arrow to pay off, small enough to show progress."""

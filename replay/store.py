@@ -19,12 +19,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from replay import analysis_tables, migrations, projection_tables, queries, reading, report_tables, writing
-from replay.connection import DEFAULT_DB, MEMORY, ConcurrencyError, Connection, StoreError, default_db
-from replay.facts import Facts
-from replay.migrations import SCHEMA_VERSION
-from replay.reading import UnknownGameId
-from replay.records import (
+from loom.replay import analysis_tables, migrations, projection_tables, queries, reading, report_tables, writing
+from loom.replay.connection import DEFAULT_DB, MEMORY, ConcurrencyError, Connection, StoreError, default_db
+from loom.replay.facts import Facts
+from loom.replay.migrations import SCHEMA_VERSION
+from loom.replay.reading import UnknownGameId
+from loom.replay.records import (
     EventColumns,
     GameInfo,
     GameKind,
@@ -36,14 +36,14 @@ from replay.records import (
     StoredResult,
     WinChance,
 )
-from replay.report_tables import ChosenGames
-from replay.snapshots import Snapshot
+from loom.replay.report_tables import ChosenGames
+from loom.replay.snapshots import Snapshot
 
 if TYPE_CHECKING:
     import duckdb
     import pandas as pd
 
-    from events.base import Event
+    from loom.events.base import Event
 
 __all__ = [
     "DEFAULT_DB",

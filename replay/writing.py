@@ -6,14 +6,14 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from replay import queries
-from replay.columns import arrow_table
-from replay.connection import ConcurrencyError, Connection
-from replay.facts import Facts
-from replay.projection_tables import insert_facts, insert_results, merged, results_of
-from replay.reading import UnknownGameId, game_row
-from replay.records import EventColumns, NewGame, ResultInfo
-from replay.snapshots import Snapshot
+from loom.replay import queries
+from loom.replay.columns import arrow_table
+from loom.replay.connection import ConcurrencyError, Connection
+from loom.replay.facts import Facts
+from loom.replay.projection_tables import insert_facts, insert_results, merged, results_of
+from loom.replay.reading import UnknownGameId, game_row
+from loom.replay.records import EventColumns, NewGame, ResultInfo
+from loom.replay.snapshots import Snapshot
 
 EVENT_FIELDS = ("seq", "turn", "actor", "type", "version", "payload")
 

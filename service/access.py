@@ -14,8 +14,8 @@ import hashlib
 import hmac
 from dataclasses import dataclass
 
-from events.base import LoomError
-from service.views import OMNISCIENT, PUBLIC, Viewer
+from loom.events.base import LoomError
+from loom.service.views import OMNISCIENT, PUBLIC, Viewer
 
 TABLE = "table"
 

@@ -12,12 +12,12 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Header, Query
 from fastapi.responses import StreamingResponse
 
-from events.base import LoomError
-from replay.live import Filter
-from service import reading, writing
-from service.context import Caller, Service, browser_caller_of, caller_of, no_token_in_address, service_of
-from service.models import ActionBody, BranchBody, EventsBody, NewGameBody
-from service.stream import follow
+from loom.events.base import LoomError
+from loom.replay.live import Filter
+from loom.service import reading, writing
+from loom.service.context import Caller, Service, browser_caller_of, caller_of, no_token_in_address, service_of
+from loom.service.models import ActionBody, BranchBody, EventsBody, NewGameBody
+from loom.service.stream import follow
 
 EVENT_NUMBER = re.compile(r"[0-9]{1,18}")
 """A Last-Event-ID the stream resumes after: ASCII digits, short enough to be an event's number."""

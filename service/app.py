@@ -7,9 +7,9 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from service import api, errors, pages
-from service.context import Service
-from service.headers import NoSniff
+from loom.service import api, errors, pages
+from loom.service.context import Service
+from loom.service.headers import NoSniff
 
 DESCRIPTION = """Record, replay and branch games of Motto, Moirai, Moorea and Stones of Fate as they are played.
 

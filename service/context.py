@@ -6,13 +6,13 @@ from dataclasses import dataclass
 
 from fastapi import Request
 
-from events.base import LoomError
-from replay.live import service_secret
-from replay.store import GameInfo
-from service.access import Grant, Keys
-from service.database import Database
-from service.hub import Hub
-from service.settings import Settings
+from loom.events.base import LoomError
+from loom.replay.live import service_secret
+from loom.replay.store import GameInfo
+from loom.service.access import Grant, Keys
+from loom.service.database import Database
+from loom.service.hub import Hub
+from loom.service.settings import Settings
 
 
 @dataclass

@@ -12,8 +12,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from replay.replay import Position, position
-from replay.store import GameInfo, Store
+from loom.replay.replay import Position, position
+from loom.replay.store import GameInfo, Store
 
 LATEST = 512
 """Games whose latest state is kept in memory: an append then starts from it instead of folding the game."""

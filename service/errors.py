@@ -13,12 +13,12 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from engine.registry import BadBudget, UnknownBot, UnknownGame
-from events.base import MAX_DEPTH as LINE_DEPTH
-from events.base import IllegalAction, LoomError, MalformedEvent
-from replay.replay import OutOfRange
-from replay.store import StoreError, UnknownGameId
-from service.access import Forbidden, SeatNotFound, Unauthorized
+from loom.engine.registry import BadBudget, UnknownBot, UnknownGame
+from loom.events.base import MAX_DEPTH as LINE_DEPTH
+from loom.events.base import IllegalAction, LoomError, MalformedEvent
+from loom.replay.replay import OutOfRange
+from loom.replay.store import StoreError, UnknownGameId
+from loom.service.access import Forbidden, SeatNotFound, Unauthorized
 
 log = logging.getLogger("loom.service")
 

@@ -13,13 +13,13 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Query
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from engine.registry import get_game
-from service.access import Forbidden, Unauthorized
-from service.context import Caller, Service, browser_caller_of, service_of
-from service.errors import PagesMissing
-from service.headers import html_page
-from service.reading import viewer_of
-from service.views import OMNISCIENT, PUBLIC
+from loom.engine.registry import get_game
+from loom.service.access import Forbidden, Unauthorized
+from loom.service.context import Caller, Service, browser_caller_of, service_of
+from loom.service.errors import PagesMissing
+from loom.service.headers import html_page
+from loom.service.reading import viewer_of
+from loom.service.views import OMNISCIENT, PUBLIC
 
 router = APIRouter(tags=["pages"])
 Svc = Annotated[Service, Depends(service_of)]
@@ -49,7 +49,7 @@ def dashboard(
     if game is not None:
         get_game(game)
     try:
-        from dashboards.report import report_html
+        from loom.dashboards.report import report_html
     except ImportError as error:
         raise PagesMissing(f"the dashboards are not available on this server ({error})") from None
     since = since.astimezone() if since else None  # a date without a zone is the server's local time, as the CLI's
@@ -70,7 +70,7 @@ def replay(
         refused = Forbidden if caller.token is not None else Unauthorized
         raise refused("a replay shows the cards in play: open it with a seat's token (?token=...) or the table's")
     try:
-        from dashboards.viewer import replay_html
+        from loom.dashboards.viewer import replay_html
     except ImportError as error:
         raise PagesMissing(f"the replay viewer is not available on this server ({error})") from None
     return html_page(replay_html(service.db.reader(), game_id, seat=None if viewer == OMNISCIENT else int(viewer)))

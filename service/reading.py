@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.registry import get_game
-from events.base import LoomError
-from replay.branches import tree
-from replay.game_json import game_json
-from replay.live import Filter, find_games
-from replay.replay import position
-from replay.store import GameInfo, Store
-from service.access import viewer_for
-from service.context import Caller, Service
-from service.views import OMNISCIENT, Viewer, tell_events, tell_state, whole
+from loom.engine.registry import get_game
+from loom.events.base import LoomError
+from loom.replay.branches import tree
+from loom.replay.game_json import game_json
+from loom.replay.live import Filter, find_games
+from loom.replay.replay import position
+from loom.replay.store import GameInfo, Store
+from loom.service.access import viewer_for
+from loom.service.context import Caller, Service
+from loom.service.views import OMNISCIENT, Viewer, tell_events, tell_state, whole
 
 MAX_EVENTS = 5000
 """Events in one answer; a client pages on with `after`."""

@@ -14,10 +14,10 @@ from urllib.parse import unquote_plus
 
 import uvicorn
 
-from events.base import LoomError
-from service.app import create_app
-from service.context import Service
-from service.settings import Settings, check
+from loom.events.base import LoomError
+from loom.service.app import create_app
+from loom.service.context import Service
+from loom.service.settings import Settings, check
 
 GRACE = 2
 """Seconds the server waits for open requests when it stops, before it cancels them."""

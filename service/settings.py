@@ -5,7 +5,7 @@ from __future__ import annotations
 import ipaddress
 from dataclasses import dataclass
 
-from events.base import LoomError
+from loom.events.base import LoomError
 
 MAX_BODY = 1_048_576
 """Bytes a request body may have: a whole table game's opening fits in a few kilobytes."""

@@ -13,10 +13,10 @@ from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 
-from replay.store import GameInfo
-from service.context import Service
-from service.reading import told_events
-from service.views import Viewer
+from loom.replay.store import GameInfo
+from loom.service.context import Service
+from loom.service.reading import told_events
+from loom.service.views import Viewer
 
 KEEPALIVE = 15.0
 """Seconds between comments on a quiet stream, so proxies and clients keep it open."""

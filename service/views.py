@@ -6,8 +6,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, fields, is_dataclass
 from typing import Any
 
-from engine.protocol import CHANCE_TO_MOVE, HIDDEN, Game
-from events.base import Event
+from loom.engine.protocol import CHANCE_TO_MOVE, HIDDEN, Game
+from loom.events.base import Event
 
 OMNISCIENT = "all"
 PUBLIC = "public"

@@ -7,17 +7,17 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from engine.protocol import CHANCE_TO_MOVE, Game
-from engine.registry import get_bot, get_game
-from events.base import IllegalAction
-from replay.branches import branch
-from replay.live import Played, add_game, append_played, checked_events, dealt_game, played_action, table_game
-from replay.store import ConcurrencyError, GameInfo, Seat
-from service.access import Forbidden, Unauthorized, may_act, require_admin
-from service.context import Caller, Service
-from service.errors import Conflict
-from service.models import ActionBody, BranchBody, EventsBody, NewGameBody
-from service.views import tell_state
+from loom.engine.protocol import CHANCE_TO_MOVE, Game
+from loom.engine.registry import get_bot, get_game
+from loom.events.base import IllegalAction
+from loom.replay.branches import branch
+from loom.replay.live import Played, add_game, append_played, checked_events, dealt_game, played_action, table_game
+from loom.replay.store import ConcurrencyError, GameInfo, Seat
+from loom.service.access import Forbidden, Unauthorized, may_act, require_admin
+from loom.service.context import Caller, Service
+from loom.service.errors import Conflict
+from loom.service.models import ActionBody, BranchBody, EventsBody, NewGameBody
+from loom.service.views import tell_state
 
 
 def create(service: Service, caller: Caller, body: NewGameBody) -> dict[str, Any]:

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from engine.registry import get_game
-from replay.simulate import simulate
-from replay.store import MEMORY, Store
+from loom.engine.registry import get_game
+from loom.replay.simulate import simulate
+from loom.replay.store import MEMORY, Store
 
 
 @pytest.fixture(params=["memory", "file"])

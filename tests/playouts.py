@@ -14,10 +14,10 @@ from itertools import accumulate
 from random import Random
 from typing import Any
 
-from engine.play import Step, chance_rng, first_player, play_out, record, seated, start
-from engine.protocol import CHANCE_TO_MOVE, Game
-from events.base import Payload
-from replay.snapshots import decode_state, encode_state
+from loom.engine.play import Step, chance_rng, first_player, play_out, record, seated, start
+from loom.engine.protocol import CHANCE_TO_MOVE, Game
+from loom.events.base import Payload
+from loom.replay.snapshots import decode_state, encode_state
 
 Lineup = tuple[int, tuple[str, ...]]  # (seed, the bot of each player)
 

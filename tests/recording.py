@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from engine.play import record
-from engine.protocol import Game
-from events.base import IllegalAction, Payload
+from loom.engine.play import record
+from loom.engine.protocol import Game
+from loom.events.base import IllegalAction, Payload
 
 
 def record_all(game: Game, state: Any, *payloads: Payload) -> Any:

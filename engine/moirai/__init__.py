@@ -1,12 +1,12 @@
 """Moirai: weave lives on a loom under the three Moirai's objectives."""
 
-from engine.bots import RandomBot
-from engine.moirai import actions, determinize, facts, render, rules, score
-from engine.moirai.actions import Action
-from engine.moirai.bots import GreedyBot
-from engine.moirai.cards import MAX_PLAYERS, MIN_PLAYERS
-from engine.moirai.state import MoiraiState
-from engine.protocol import Game, Tuning
+from loom.engine.bots import RandomBot
+from loom.engine.moirai import actions, determinize, facts, render, rules, score
+from loom.engine.moirai.actions import Action
+from loom.engine.moirai.bots import GreedyBot
+from loom.engine.moirai.cards import MAX_PLAYERS, MIN_PLAYERS
+from loom.engine.moirai.state import MoiraiState
+from loom.engine.protocol import Game, Tuning
 
 GAME: Game[MoiraiState, Action] = Game(
     name="moirai",

@@ -6,13 +6,13 @@ from dataclasses import dataclass
 from random import Random
 from typing import Any
 
-from engine.moirai.arrangements import pile_arrangements, single_placements
-from engine.moirai.cards import CHOICES, COLOURS, DRAW, pile
-from engine.moirai.rules import placement, to_move
-from engine.moirai.state import MoiraiState
-from engine.protocol import CHANCE_TO_MOVE, HIDDEN
-from events.base import IllegalAction, Payload
-from events.moirai import CardKept, CardsDrawn, ObjectivesDrawn, PileTaken, Placement, StartsDealt, StartsRevealed
+from loom.engine.moirai.arrangements import pile_arrangements, single_placements
+from loom.engine.moirai.cards import CHOICES, COLOURS, DRAW, pile
+from loom.engine.moirai.rules import placement, to_move
+from loom.engine.moirai.state import MoiraiState
+from loom.engine.protocol import CHANCE_TO_MOVE, HIDDEN
+from loom.events.base import IllegalAction, Payload
+from loom.events.moirai import CardKept, CardsDrawn, ObjectivesDrawn, PileTaken, Placement, StartsDealt, StartsRevealed
 
 
 # Actions: what a player decides. The events they produce name the cards.

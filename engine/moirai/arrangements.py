@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from engine.moirai.cards import CLOSE, OPEN, UP
-from engine.moirai.state import Loom
-from events.moirai import Placement
+from loom.engine.moirai.cards import CLOSE, OPEN, UP
+from loom.engine.moirai.state import Loom
+from loom.events.moirai import Placement
 
 ALL_DOWN_CANDIDATES = 4
 """Piles of up to this many cards try each card face down; larger piles try only their lowest and highest."""

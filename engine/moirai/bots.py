@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from random import Random
 
-from engine.moirai.actions import Draw, Keep, Take
-from engine.moirai.rules import place
-from engine.moirai.score import score_table
-from engine.moirai.state import Loom, MoiraiState
+from loom.engine.moirai.actions import Draw, Keep, Take
+from loom.engine.moirai.rules import place
+from loom.engine.moirai.score import score_table
+from loom.engine.moirai.state import Loom, MoiraiState
 
 CARD_WORTH = 0.4
 """A face-up card is worth a little on its own: it lengthens lives and keeps options for later objectives."""

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from events.base import IllegalAction
+from loom.events.base import IllegalAction
 
 
 def _load(name: str) -> dict[str, Any]:

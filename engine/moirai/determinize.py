@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from random import Random
 
-from engine.moirai.cards import FULL_DECK
-from engine.moirai.state import Life, MoiraiState, replace
-from engine.protocol import HIDDEN
-from engine.unseen import fill, rest, shuffled, unseen
+from loom.engine.moirai.cards import FULL_DECK
+from loom.engine.moirai.state import Life, MoiraiState, replace
+from loom.engine.protocol import HIDDEN
+from loom.engine.unseen import fill, rest, shuffled, unseen
 
 
 def determinize(state: MoiraiState, seat: int | None, rng: Random) -> MoiraiState:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from events.base import Payload
+from loom.events.base import Payload
 
 Fact = tuple[int | None, str, str, int]
 

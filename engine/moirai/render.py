@@ -8,13 +8,13 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from engine.moirai.cards import COLOURS, OBJECTIVES, UP, colour
-from engine.moirai.rules import to_move
-from engine.moirai.score import breakdown, scores
-from engine.moirai.state import Life, MoiraiState
-from engine.moves import Move, only_type
-from engine.presentation import Presentation
-from engine.protocol import CHANCE_TO_MOVE, HIDDEN
+from loom.engine.moirai.cards import COLOURS, OBJECTIVES, UP, colour
+from loom.engine.moirai.rules import to_move
+from loom.engine.moirai.score import breakdown, scores
+from loom.engine.moirai.state import Life, MoiraiState
+from loom.engine.moves import Move, only_type
+from loom.engine.presentation import Presentation
+from loom.engine.protocol import CHANCE_TO_MOVE, HIDDEN
 
 STYLES = {"green": "bold green", "blue": "bold blue", "purple": "bold magenta", "red": "bold red"}
 FACE_DOWN = "▒▒"

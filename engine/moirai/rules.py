@@ -10,13 +10,25 @@ from collections.abc import Sequence
 from random import Random
 from typing import Any
 
-from engine.cards import contains_all, without_all
-from engine.dispatch import event_rules
-from engine.moirai.cards import CHOICES, DRAW, FULL_DECK, HOWS, MAX_PLAYERS, MIN_PLAYERS, OPEN, UP, card, colour, pile
-from engine.moirai.state import Life, Loom, MoiraiState, replace
-from engine.protocol import CHANCE_TO_MOVE, HIDDEN
-from events.base import IllegalAction, Payload
-from events.moirai import (
+from loom.engine.cards import contains_all, without_all
+from loom.engine.dispatch import event_rules
+from loom.engine.moirai.cards import (
+    CHOICES,
+    DRAW,
+    FULL_DECK,
+    HOWS,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    OPEN,
+    UP,
+    card,
+    colour,
+    pile,
+)
+from loom.engine.moirai.state import Life, Loom, MoiraiState, replace
+from loom.engine.protocol import CHANCE_TO_MOVE, HIDDEN
+from loom.events.base import IllegalAction, Payload
+from loom.events.moirai import (
     CardKept,
     CardsDrawn,
     GameStarted,

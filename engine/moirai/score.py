@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from engine.moirai.cards import COLOURS, OBJECTIVES, colour, decade
-from engine.moirai.state import Life, Loom, MoiraiState
-from engine.protocol import HIDDEN
+from loom.engine.moirai.cards import COLOURS, OBJECTIVES, colour, decade
+from loom.engine.moirai.state import Life, Loom, MoiraiState
+from loom.engine.protocol import HIDDEN
 
 Scorer = Callable[[tuple[Loom, ...]], list[int]]
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.moirai.cards import COLOURS, FULL_DECK
-from engine.state import evolver
+from loom.engine.moirai.cards import COLOURS, FULL_DECK
+from loom.engine.state import evolver
 
 Life = tuple[int, tuple[int, ...], int | None]
 Loom = tuple[Life, ...]

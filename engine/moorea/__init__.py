@@ -1,12 +1,12 @@
 """Moorea: draw commodities, trade them for products, tools and stores, and score at the end (rulings R1-R11)."""
 
-from engine.bots import RandomBot
-from engine.moorea import actions, determinize, facts, render, rules, score
-from engine.moorea.actions import Action
-from engine.moorea.bots import GreedyBot
-from engine.moorea.cards import MAX_PLAYERS, MIN_PLAYERS
-from engine.moorea.state import MooreaState
-from engine.protocol import Game, Tuning
+from loom.engine.bots import RandomBot
+from loom.engine.moorea import actions, determinize, facts, render, rules, score
+from loom.engine.moorea.actions import Action
+from loom.engine.moorea.bots import GreedyBot
+from loom.engine.moorea.cards import MAX_PLAYERS, MIN_PLAYERS
+from loom.engine.moorea.state import MooreaState
+from loom.engine.protocol import Game, Tuning
 
 GAME: Game[MooreaState, Action] = Game(
     name="moorea",

@@ -8,8 +8,8 @@ from itertools import combinations
 from random import Random
 from typing import Any
 
-from engine.moorea import payments as pay
-from engine.moorea.cards import (
+from loom.engine.moorea import payments as pay
+from loom.engine.moorea.cards import (
     CARDS,
     COMMODITIES,
     HAND_CARDS,
@@ -24,11 +24,11 @@ from engine.moorea.cards import (
     product,
     tool,
 )
-from engine.moorea.rules import to_move
-from engine.moorea.state import DISCARD, DRAW, SECOND_DRAW, MooreaState, hand_limit, phase
-from engine.protocol import CHANCE_TO_MOVE
-from events.base import IllegalAction, Payload
-from events.moorea import (
+from loom.engine.moorea.rules import to_move
+from loom.engine.moorea.state import DISCARD, DRAW, SECOND_DRAW, MooreaState, hand_limit, phase
+from loom.engine.protocol import CHANCE_TO_MOVE
+from loom.events.base import IllegalAction, Payload
+from loom.events.moorea import (
     CardDrawn,
     CardsDiscarded,
     CardsExchanged,

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from random import Random
 
-from engine.moorea import payments as pay
-from engine.moorea.actions import Buy, BuyTool, Draw, DrawFaceUp, Exchange, Lay, Pass
-from engine.moorea.cards import CARDS, HAND_CARDS, PRODUCTS, TOOLS, Product
-from engine.moorea.state import DISCARD, MooreaState, phase
+from loom.engine.moorea import payments as pay
+from loom.engine.moorea.actions import Buy, BuyTool, Draw, DrawFaceUp, Exchange, Lay, Pass
+from loom.engine.moorea.cards import CARDS, HAND_CARDS, PRODUCTS, TOOLS, Product
+from loom.engine.moorea.state import DISCARD, MooreaState, phase
 
 N_COMMODITIES = pay.N_COMMODITIES
 TOOL_USE = (1.0, 1.5, 1.5, 3.0)  # basket, spear, fishing net, cart: points a tool's use is worth over a whole game

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from events.base import IllegalAction, LoomError
+from loom.events.base import IllegalAction, LoomError
 
 CARD_FILE = Path(__file__).with_name("cards.toml")
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from engine.moorea.cards import PRODUCT_BY_ID, PRODUCTS
-from engine.moorea.state import MooreaState
-from events.base import Payload
-from events.moorea import ProductBought, ToolBought
+from loom.engine.moorea.cards import PRODUCT_BY_ID, PRODUCTS
+from loom.engine.moorea.state import MooreaState
+from loom.events.base import Payload
+from loom.events.moorea import ProductBought, ToolBought
 
 Fact = tuple[int | None, str, str, int]
 

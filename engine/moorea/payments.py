@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from engine.moorea.cards import COMMODITIES, FISH, HAND_CARDS, PRODUCTS, TOOLS, Product
+from loom.engine.moorea.cards import COMMODITIES, FISH, HAND_CARDS, PRODUCTS, TOOLS, Product
 
 N_COMMODITIES = len(COMMODITIES)
 N_CODES = len(HAND_CARDS)

@@ -9,13 +9,13 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from engine.moorea.cards import HAND_CARDS, PRODUCTS, TOOL_KINDS
-from engine.moorea.rules import to_move
-from engine.moorea.score import breakdown, scores
-from engine.moorea.state import DRAW, PHASES, MooreaState, phase
-from engine.moves import Move, only_type
-from engine.presentation import Presentation
-from engine.protocol import CHANCE_TO_MOVE, HIDDEN
+from loom.engine.moorea.cards import HAND_CARDS, PRODUCTS, TOOL_KINDS
+from loom.engine.moorea.rules import to_move
+from loom.engine.moorea.score import breakdown, scores
+from loom.engine.moorea.state import DRAW, PHASES, MooreaState, phase
+from loom.engine.moves import Move, only_type
+from loom.engine.presentation import Presentation
+from loom.engine.protocol import CHANCE_TO_MOVE, HIDDEN
 
 STYLES = {
     "seashells": "bold magenta",

@@ -16,10 +16,10 @@ from collections.abc import Sequence
 from random import Random
 from typing import Any
 
-from engine.cards import contains_all, with_sorted, without, without_all
-from engine.dispatch import event_rules
-from engine.moorea import payments as pay
-from engine.moorea.cards import (
+from loom.engine.cards import contains_all, with_sorted, without, without_all
+from loom.engine.dispatch import event_rules
+from loom.engine.moorea import payments as pay
+from loom.engine.moorea.cards import (
     CARDS,
     CART,
     COMMODITIES,
@@ -37,8 +37,8 @@ from engine.moorea.cards import (
     product,
     tool,
 )
-from engine.moorea.score import stalled
-from engine.moorea.state import (
+from loom.engine.moorea.score import stalled
+from loom.engine.moorea.state import (
     ACTION,
     DISCARD,
     DRAW,
@@ -51,9 +51,9 @@ from engine.moorea.state import (
     replace,
     set_at,
 )
-from engine.protocol import CHANCE_TO_MOVE, HIDDEN
-from events.base import IllegalAction, Payload
-from events.moorea import (
+from loom.engine.protocol import CHANCE_TO_MOVE, HIDDEN
+from loom.events.base import IllegalAction, Payload
+from loom.events.moorea import (
     CardDrawn,
     CardsDealt,
     CardsDiscarded,

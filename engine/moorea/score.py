@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from engine.moorea import payments as pay
-from engine.moorea.cards import CARDS, COMMODITIES, FISH, HAND_CARDS, NET, PRODUCTS, TOOLS
-from engine.moorea.state import MooreaState
+from loom.engine.moorea import payments as pay
+from loom.engine.moorea.cards import CARDS, COMMODITIES, FISH, HAND_CARDS, NET, PRODUCTS, TOOLS
+from loom.engine.moorea.state import MooreaState
 
 SITE_COMMODITIES = frozenset(p.produces for p in PRODUCTS if p.produces >= 0)
 N_COMMODITIES = len(COMMODITIES)

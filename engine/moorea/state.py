@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from engine.moorea.cards import BASKET, CARDS, SPEAR, TOOLS
-from engine.state import evolver
+from loom.engine.moorea.cards import BASKET, CARDS, SPEAR, TOOLS
+from loom.engine.state import evolver
 
 DRAW, SECOND_DRAW, ACTION, DISCARD = range(4)
 PHASES = ("draw", "second draw", "action", "discard")

@@ -1,12 +1,12 @@
 """Motto: collect tokens by playing three cards that share a symbol, number or colour."""
 
-from engine.bots import RandomBot
-from engine.motto import actions, determinize, facts, render, rules, score
-from engine.motto.actions import Action
-from engine.motto.bots import GreedyBot
-from engine.motto.cards import MAX_PLAYERS, MIN_PLAYERS
-from engine.motto.state import MottoState
-from engine.protocol import Game, Tuning
+from loom.engine.bots import RandomBot
+from loom.engine.motto import actions, determinize, facts, render, rules, score
+from loom.engine.motto.actions import Action
+from loom.engine.motto.bots import GreedyBot
+from loom.engine.motto.cards import MAX_PLAYERS, MIN_PLAYERS
+from loom.engine.motto.state import MottoState
+from loom.engine.protocol import Game, Tuning
 
 GAME: Game[MottoState, Action] = Game(
     name="motto",

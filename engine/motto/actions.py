@@ -7,12 +7,12 @@ from itertools import combinations
 from random import Random
 from typing import Any
 
-from engine.motto.cards import CARD_NAMES, card, cards, shared_values
-from engine.motto.rules import to_move, token_names, tokens_won
-from engine.motto.state import MottoState
-from engine.protocol import CHANCE_TO_MOVE, HIDDEN
-from events.base import IllegalAction, Payload
-from events.motto import CardsPlayed, DeckCardDrawn, DiscardReshuffled, PoolCardTaken, PoolRefilled, TurnPassed
+from loom.engine.motto.cards import CARD_NAMES, card, cards, shared_values
+from loom.engine.motto.rules import to_move, token_names, tokens_won
+from loom.engine.motto.state import MottoState
+from loom.engine.protocol import CHANCE_TO_MOVE, HIDDEN
+from loom.events.base import IllegalAction, Payload
+from loom.events.motto import CardsPlayed, DeckCardDrawn, DiscardReshuffled, PoolCardTaken, PoolRefilled, TurnPassed
 
 
 # Actions: what a player decides. The events they produce name the cards.

@@ -6,11 +6,11 @@ from collections.abc import Sequence
 from itertools import combinations
 from random import Random
 
-from engine.motto.actions import Draw, Pass, Play, Take
-from engine.motto.cards import shared_values
-from engine.motto.rules import tokens_won
-from engine.motto.state import MottoState
-from engine.protocol import HIDDEN
+from loom.engine.motto.actions import Draw, Pass, Play, Take
+from loom.engine.motto.cards import shared_values
+from loom.engine.motto.rules import tokens_won
+from loom.engine.motto.state import MottoState
+from loom.engine.protocol import HIDDEN
 
 # A card in hand is worth less than a token in hand: it may never be played, and others may take the tokens first.
 PROMISE = 0.6

@@ -5,7 +5,7 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
-from events.base import IllegalAction
+from loom.events.base import IllegalAction
 
 with (Path(__file__).with_name("cards.toml")).open("rb") as _file:
     COMPONENTS = tomllib.load(_file)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from random import Random
 
-from engine.motto.cards import FULL_DECK
-from engine.motto.state import MottoState, replace
-from engine.unseen import fill, rest, shuffled, unseen
+from loom.engine.motto.cards import FULL_DECK
+from loom.engine.motto.state import MottoState, replace
+from loom.engine.unseen import fill, rest, shuffled, unseen
 
 
 def determinize(state: MottoState, seat: int | None, rng: Random) -> MottoState:

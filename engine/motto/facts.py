@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from engine.motto.cards import VALUE_BY_NAME
-from engine.motto.state import MottoState
-from events.base import Payload
-from events.motto import CardsPlayed
+from loom.engine.motto.cards import VALUE_BY_NAME
+from loom.engine.motto.state import MottoState
+from loom.events.base import Payload
+from loom.events.motto import CardsPlayed
 
 Fact = tuple[int | None, str, str, int]
 

@@ -8,13 +8,13 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from engine.motto.cards import CARD_NAMES, CARD_VALUES, COLOURS, NUMBERS, SYMBOLS, TOKEN_POINTS, VALUES
-from engine.motto.rules import to_move
-from engine.motto.score import scores
-from engine.motto.state import MottoState
-from engine.moves import Move, only_type
-from engine.presentation import Presentation
-from engine.protocol import CHANCE_TO_MOVE, HIDDEN
+from loom.engine.motto.cards import CARD_NAMES, CARD_VALUES, COLOURS, NUMBERS, SYMBOLS, TOKEN_POINTS, VALUES
+from loom.engine.motto.rules import to_move
+from loom.engine.motto.score import scores
+from loom.engine.motto.state import MottoState
+from loom.engine.moves import Move, only_type
+from loom.engine.presentation import Presentation
+from loom.engine.protocol import CHANCE_TO_MOVE, HIDDEN
 
 GLYPHS = {"love": "♥", "passion": "✷", "money": "$"}
 STYLES = {"purple": "bold magenta", "red": "bold red", "blue": "bold blue"}

@@ -8,9 +8,9 @@ from collections.abc import Sequence
 from random import Random
 from typing import Any
 
-from engine.cards import contains_all, with_sorted, without, without_all
-from engine.dispatch import event_rules
-from engine.motto.cards import (
+from loom.engine.cards import contains_all, with_sorted, without, without_all
+from loom.engine.dispatch import event_rules
+from loom.engine.motto.cards import (
     CARD_NAMES,
     FULL_DECK,
     HAND_SIZE,
@@ -24,10 +24,10 @@ from engine.motto.cards import (
     cards,
     shared_values,
 )
-from engine.motto.state import MottoState, replace
-from engine.protocol import CHANCE_TO_MOVE, HIDDEN
-from events.base import IllegalAction, Payload
-from events.motto import (
+from loom.engine.motto.state import MottoState, replace
+from loom.engine.protocol import CHANCE_TO_MOVE, HIDDEN
+from loom.events.base import IllegalAction, Payload
+from loom.events.motto import (
     CardsDealt,
     CardsPlayed,
     DeckCardDrawn,
@@ -222,7 +222,7 @@ def _played(state: MottoState, event: CardsPlayed) -> MottoState:
 
 
 def _check_passed(state: MottoState, event: TurnPassed) -> None:
-    from engine.motto.actions import Pass, turn_actions  # the actions are built on these rules
+    from loom.engine.motto.actions import Pass, turn_actions  # the actions are built on these rules
 
     if turn_actions(state) != [Pass()]:
         raise IllegalAction(f"seat {state.seat} has a legal action and may not pass (T6)")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine.motto.state import MottoState
+from loom.engine.motto.state import MottoState
 
 # --- Score (T8) -----------------------------------------------------------------------------------------------------
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.motto.cards import TOKEN_POINTS, VALUES
-from engine.state import evolver
+from loom.engine.motto.cards import TOKEN_POINTS, VALUES
+from loom.engine.state import evolver
 
 # --- State ----------------------------------------------------------------------------------------------------------
 

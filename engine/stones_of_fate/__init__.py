@@ -1,12 +1,12 @@
 """Stones of Fate: place fate stones beside face-down cards, flip them, and collect the ones your stones win."""
 
-from engine.bots import RandomBot
-from engine.protocol import Game, Tuning
-from engine.stones_of_fate import actions, determinize, facts, render, rules, score
-from engine.stones_of_fate.actions import Action
-from engine.stones_of_fate.bots import GreedyBot
-from engine.stones_of_fate.cards import MAX_PLAYERS, MIN_PLAYERS
-from engine.stones_of_fate.state import StonesState
+from loom.engine.bots import RandomBot
+from loom.engine.protocol import Game, Tuning
+from loom.engine.stones_of_fate import actions, determinize, facts, render, rules, score
+from loom.engine.stones_of_fate.actions import Action
+from loom.engine.stones_of_fate.bots import GreedyBot
+from loom.engine.stones_of_fate.cards import MAX_PLAYERS, MIN_PLAYERS
+from loom.engine.stones_of_fate.state import StonesState
 
 GAME: Game[StonesState, Action] = Game(
     name="stones-of-fate",

@@ -11,10 +11,10 @@ from functools import cache
 from random import Random
 from typing import Any
 
-from engine.protocol import CHANCE_TO_MOVE
-from engine.stones_of_fate import effects
-from engine.stones_of_fate.cards import CARD_IDS, COLOURS, Grid, card
-from engine.stones_of_fate.rules import (
+from loom.engine.protocol import CHANCE_TO_MOVE
+from loom.engine.stones_of_fate import effects
+from loom.engine.stones_of_fate.cards import CARD_IDS, COLOURS, Grid, card
+from loom.engine.stones_of_fate.rules import (
     final_winners,
     next_drawer,
     refill_due,
@@ -22,8 +22,8 @@ from engine.stones_of_fate.rules import (
     to_move,
     winner_at,
 )
-from engine.stones_of_fate.score import tied_for_first
-from engine.stones_of_fate.state import (
+from loom.engine.stones_of_fate.score import tied_for_first
+from loom.engine.stones_of_fate.state import (
     DECK,
     EMPTY,
     SUPPLY,
@@ -35,8 +35,8 @@ from engine.stones_of_fate.state import (
     supply,
     top_card,
 )
-from events.base import IllegalAction, Payload
-from events.stones_of_fate import (
+from loom.events.base import IllegalAction, Payload
+from loom.events.stones_of_fate import (
     CardDrawn,
     CardFlipped,
     CardPeeked,

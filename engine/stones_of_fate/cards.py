@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from events.base import IllegalAction, LoomError
+from loom.events.base import IllegalAction, LoomError
 
 CARDS_FILE = Path(__file__).with_name("cards.toml")
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from random import Random
 
-from engine.protocol import HIDDEN
-from engine.stones_of_fate.cards import FULL_DECK
-from engine.stones_of_fate.state import StonesState, replace
-from engine.unseen import shuffled, unseen
-from events.base import IllegalAction
+from loom.engine.protocol import HIDDEN
+from loom.engine.stones_of_fate.cards import FULL_DECK
+from loom.engine.stones_of_fate.state import StonesState, replace
+from loom.engine.unseen import shuffled, unseen
+from loom.events.base import IllegalAction
 
 
 def determinize(state: StonesState, seat: int | None, rng: Random) -> StonesState:

@@ -16,12 +16,12 @@ from __future__ import annotations
 
 from itertools import combinations
 
-from engine.cards import without
-from engine.protocol import CHANCE_TO_MOVE
-from engine.stones_of_fate.cards import CARD_IDS, FLIP_EFFECTS, FLIP_OF, FORBIDDEN_SIDES, WIN_EFFECTS, WIN_OF, card
-from engine.stones_of_fate.state import StonesState, face_down, position, replace, set_at, side_edges
-from events.base import IllegalAction
-from events.stones_of_fate import CardRecovered, CardsSwapped, CardTaken, RandomDiscards
+from loom.engine.cards import without
+from loom.engine.protocol import CHANCE_TO_MOVE
+from loom.engine.stones_of_fate.cards import CARD_IDS, FLIP_EFFECTS, FLIP_OF, FORBIDDEN_SIDES, WIN_EFFECTS, WIN_OF, card
+from loom.engine.stones_of_fate.state import StonesState, face_down, position, replace, set_at, side_edges
+from loom.events.base import IllegalAction
+from loom.events.stones_of_fate import CardRecovered, CardsSwapped, CardTaken, RandomDiscards
 
 EFFECTS = FLIP_EFFECTS + WIN_EFFECTS
 CODE = {name: code for code, name in enumerate(EFFECTS)}

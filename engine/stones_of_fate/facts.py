@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections import Counter
 
-from engine.stones_of_fate.cards import CARD_IDS, FORBIDDEN_SIDES, KEYSTONE_SIDES, POWER_SIDES
-from engine.stones_of_fate.rules import winner
-from engine.stones_of_fate.state import EMPTY, StonesState, position, side_edges
-from events.base import Payload
-from events.stones_of_fate import CardWon, FinalFlip
+from loom.engine.stones_of_fate.cards import CARD_IDS, FORBIDDEN_SIDES, KEYSTONE_SIDES, POWER_SIDES
+from loom.engine.stones_of_fate.rules import winner
+from loom.engine.stones_of_fate.state import EMPTY, StonesState, position, side_edges
+from loom.events.base import Payload
+from loom.events.stones_of_fate import CardWon, FinalFlip
 
 Fact = tuple[int | None, str, str, int]
 

@@ -10,11 +10,11 @@ from collections.abc import Sequence
 from random import Random
 from typing import Any
 
-from engine.cards import without
-from engine.dispatch import event_rules
-from engine.protocol import CHANCE_TO_MOVE, HIDDEN
-from engine.stones_of_fate import effects
-from engine.stones_of_fate.cards import (
+from loom.engine.cards import without
+from loom.engine.dispatch import event_rules
+from loom.engine.protocol import CHANCE_TO_MOVE, HIDDEN
+from loom.engine.stones_of_fate import effects
+from loom.engine.stones_of_fate.cards import (
     CARD_IDS,
     COLOURS,
     DEATH,
@@ -30,8 +30,8 @@ from engine.stones_of_fate.cards import (
     cards,
     grid_for,
 )
-from engine.stones_of_fate.score import death_holder, tied_for_first
-from engine.stones_of_fate.state import (
+from loom.engine.stones_of_fate.score import death_holder, tied_for_first
+from loom.engine.stones_of_fate.state import (
     DECK,
     EMPTY,
     StonesState,
@@ -46,8 +46,8 @@ from engine.stones_of_fate.state import (
     supply,
     take_top,
 )
-from events.base import IllegalAction, Payload
-from events.stones_of_fate import (
+from loom.events.base import IllegalAction, Payload
+from loom.events.stones_of_fate import (
     CardDrawn,
     CardFlipped,
     CardPeeked,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engine.stones_of_fate.cards import DEATH, IS_MAJOR, POINTS, SCORING, SUIT_OF
-from engine.stones_of_fate.state import StonesState
+from loom.engine.stones_of_fate.cards import DEATH, IS_MAJOR, POINTS, SCORING, SUIT_OF
+from loom.engine.stones_of_fate.state import StonesState
 
 
 def card_points(held: int, collection: Sequence[int]) -> int:

@@ -7,11 +7,11 @@ from functools import cache
 from random import Random
 from typing import Any
 
-from engine.cards import without
-from engine.protocol import HIDDEN
-from engine.state import evolver
-from engine.stones_of_fate.cards import SIDES, STONES, Grid, card
-from events.base import IllegalAction
+from loom.engine.cards import without
+from loom.engine.protocol import HIDDEN
+from loom.engine.state import evolver
+from loom.engine.stones_of_fate.cards import SIDES, STONES, Grid, card
+from loom.events.base import IllegalAction
 
 EMPTY = -2
 """An empty space of the spread (a card left it and the refill has not come)."""

@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from cli.main import app
-from engine.registry import get_game
-from replay.simulate import simulate
-from replay.store import Store
+from loom.cli.main import app
+from loom.engine.registry import get_game
+from loom.replay.simulate import simulate
+from loom.replay.store import Store
 
 runner = CliRunner()
 EXAMPLES = Path(__file__).parents[2] / "docs" / "examples"

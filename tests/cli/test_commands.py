@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.registry import PACKAGES
+from loom.engine.registry import PACKAGES
 from tests.cli.run import EXAMPLES, check_export_then_import, exports_of_two_runs, fails, ok
 from tests.locks import held_by_another_process
 
@@ -116,7 +116,7 @@ def test_the_database_defaults_to_logs_db(db: Path, monkeypatch: pytest.MonkeyPa
 
 def test_unknown_game(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert "unknown game 'chess'" in fails("simulate", "chess", "--db", tmp_path / "x.duckdb")
-    monkeypatch.setitem(PACKAGES, "tarot", "engine.tarot")
+    monkeypatch.setitem(PACKAGES, "tarot", "loom.engine.tarot")
     assert "tarot is not playable yet" in fails("simulate", "tarot", "--db", tmp_path / "x.duckdb")
 
 
@@ -170,6 +170,6 @@ def test_the_installed_command_runs_in_a_fresh_process(db: Path) -> None:
     """A new process has loaded no game yet: reading events must load the game's rules by itself."""
     for args in (["export", "1"], ["replay", "1", "--turn", "3"], ["tree", "1"]):
         done = subprocess.run(
-            [sys.executable, "-m", "cli.main", *args, "--db", str(db)], capture_output=True, text=True
+            [sys.executable, "-m", "loom.cli.main", *args, "--db", str(db)], capture_output=True, text=True
         )
         assert done.returncode == 0, done.stderr

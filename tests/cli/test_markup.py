@@ -32,7 +32,7 @@ def _in_a_colour_terminal(*args: str | Path) -> str:
     """The command's output as a colour terminal that shows links would get it."""
     env = {**os.environ, "FORCE_COLOR": "1", "COLUMNS": "200"}
     done = subprocess.run(
-        [sys.executable, "-m", "cli.main", *map(str, args)], capture_output=True, text=True, env=env
+        [sys.executable, "-m", "loom.cli.main", *map(str, args)], capture_output=True, text=True, env=env
     )
     assert done.returncode == 0, done.stderr
     return done.stdout

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from engine.registry import get_game
+from loom.engine.registry import get_game
 from tests.cli.run import EXAMPLES, check_export_then_import, exports_of_two_runs, fails, ok, recorded_databases
 
 EXAMPLE = EXAMPLES / "stones-of-fate-table-game.jsonl"

@@ -57,10 +57,10 @@ def test_logs_alone_prints_the_help() -> None:
 
 
 def test_the_installed_command_prints_one_line_too() -> None:
-    done = subprocess.run([sys.executable, "-m", "cli.main", "show", "abc"], capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-m", "loom.cli.main", "show", "abc"], capture_output=True, text=True)
     assert done.returncode == 2
     assert done.stderr.startswith("error: invalid value for 'game_id'") and done.stderr.count("\n") == 1
-    help_text = subprocess.run([sys.executable, "-m", "cli.main", "--help"], capture_output=True, text=True)
+    help_text = subprocess.run([sys.executable, "-m", "loom.cli.main", "--help"], capture_output=True, text=True)
     assert help_text.returncode == 0 and "simulate" in help_text.stdout
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from replay.store import Store
+from loom.replay.store import Store
 from tests.cli.run import fails, ok
 
 FEW = ("--rollouts", "6", "--workers", "1", "--budget", "8")

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from engine.registry import PACKAGES, get_game
-from replay.logfile import export_lines, import_file
-from replay.simulate import simulate
-from replay.store import Store
+from loom.engine.registry import PACKAGES, get_game
+from loom.replay.logfile import export_lines, import_file
+from loom.replay.simulate import simulate
+from loom.replay.store import Store
 
 EVIL = "<script>alert(1)</script>"
 LINK = "[link=javascript:alert(document.domain)]Ann[/link]"

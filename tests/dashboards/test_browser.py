@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from dashboards.report import report_html
-from dashboards.viewer import replay_html
-from replay.store import Store
+from loom.dashboards.report import report_html
+from loom.dashboards.viewer import replay_html
+from loom.replay.store import Store
 from tests.browser import browser_tab
 from tests.dashboards.conftest import EVIL, EVIL_GAME, LINK
 

@@ -8,9 +8,9 @@ from typing import Any
 import plotly.graph_objects as go
 import pytest
 
-from dashboards.report import Selection, game_section, report_html
-from engine.registry import PACKAGES
-from replay.store import Store
+from loom.dashboards.report import Selection, game_section, report_html
+from loom.engine.registry import PACKAGES
+from loom.replay.store import Store
 from tests.dashboards.conftest import EVIL
 
 DATA_KEYS = ("x", "y", "z", "q1", "cells")

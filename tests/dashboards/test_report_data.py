@@ -15,13 +15,13 @@ from collections.abc import Iterator
 import pandas as pd
 import pytest
 
-from dashboards import figures, game_figures
-from dashboards.report import Reader, Selection, report_html
-from dashboards.stats import wilson
-from events.base import LoomError
-from replay import queries
-from replay.facts import Facts
-from replay.store import MEMORY, NewGame, Seat, Store
+from loom.dashboards import figures, game_figures
+from loom.dashboards.report import Reader, Selection, report_html
+from loom.dashboards.stats import wilson
+from loom.events.base import LoomError
+from loom.replay import queries
+from loom.replay.facts import Facts
+from loom.replay.store import MEMORY, NewGame, Seat, Store
 
 GAMES = {
     "A": ([(1, 0, 0), (1, 2, 0), (3, 2, 0), (3, 2, 5)], {2}),

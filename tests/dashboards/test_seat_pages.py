@@ -17,12 +17,12 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from dashboards.viewer import replay_html
-from engine.moves import advice_for, public_move, seen_move
-from engine.presentation import presentation
-from engine.registry import PACKAGES, get_game
-from replay.analysis import turn_starts
-from replay.store import Store
+from loom.dashboards.viewer import replay_html
+from loom.engine.moves import advice_for, public_move, seen_move
+from loom.engine.presentation import presentation
+from loom.engine.registry import PACKAGES, get_game
+from loom.replay.analysis import turn_starts
+from loom.replay.store import Store
 from tests.dashboards.conftest import EVIL, EVIL_GAME, LINK, STYLED
 
 NAMES = [LINK, STYLED, EVIL]

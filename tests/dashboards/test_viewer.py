@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from dashboards.viewer import frames, replay_html
-from events.base import LoomError
-from replay.replay import position
-from replay.store import Store
+from loom.dashboards.viewer import frames, replay_html
+from loom.events.base import LoomError
+from loom.replay.replay import position
+from loom.replay.store import Store
 from tests.dashboards.conftest import EVIL, EVIL_GAME
 
 

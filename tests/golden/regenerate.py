@@ -12,10 +12,10 @@ from pathlib import Path
 
 from rich.console import Console
 
-from engine.presentation import presentation
-from replay.logfile import import_file
-from replay.replay import position
-from replay.store import MEMORY, Store
+from loom.engine.presentation import presentation
+from loom.replay.logfile import import_file
+from loom.replay.replay import position
+from loom.replay.store import MEMORY, Store
 
 HERE = Path(__file__).parent
 

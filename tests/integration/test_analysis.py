@@ -9,13 +9,13 @@ from typing import Any
 
 import pytest
 
-from engine.play import act
-from engine.registry import get_game
-from replay.analysis import analyse, curve_rows, key_turns, moment_rows, turn_starts, whatif
-from replay.chances import Chances
-from replay.replay import position
-from replay.simulate import simulate
-from replay.store import Store
+from loom.engine.play import act
+from loom.engine.registry import get_game
+from loom.replay.analysis import analyse, curve_rows, key_turns, moment_rows, turn_starts, whatif
+from loom.replay.chances import Chances
+from loom.replay.replay import position
+from loom.replay.simulate import simulate
+from loom.replay.store import Store
 
 FEW = {"rollouts": 4, "bot": "greedy", "workers": 1, "budget": 6}
 

@@ -6,13 +6,13 @@ from random import Random
 
 import pytest
 
-from engine.cards import without_all
-from engine.motto.cards import FULL_DECK
-from engine.motto.state import MottoState
-from engine.play import chance_rng, play_out, start
-from engine.registry import UnknownBot, get_bot, get_game
-from events.base import LoomError
-from replay.chances import win_chances, win_chances_of
+from loom.engine.cards import without_all
+from loom.engine.motto.cards import FULL_DECK
+from loom.engine.motto.state import MottoState
+from loom.engine.play import chance_rng, play_out, start
+from loom.engine.registry import UnknownBot, get_bot, get_game
+from loom.events.base import LoomError
+from loom.replay.chances import win_chances, win_chances_of
 
 MOTTO = get_game("motto")
 

@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from engine.registry import PACKAGES, get_game
-from replay.branches import branch, continue_game
-from replay.live import add_game, append_played, dealt_game, played_action
-from replay.projections import rebuild
-from replay.replay import position
-from replay.simulate import simulate
-from replay.store import Seat, Store
+from loom.engine.registry import PACKAGES, get_game
+from loom.replay.branches import branch, continue_game
+from loom.replay.live import add_game, append_played, dealt_game, played_action
+from loom.replay.projections import rebuild
+from loom.replay.replay import position
+from loom.replay.simulate import simulate
+from loom.replay.store import Seat, Store
 
 TURN_FACTS = "SELECT * FROM turn_facts ORDER BY ALL"
 GAME_FACTS = "SELECT * FROM game_facts ORDER BY ALL"

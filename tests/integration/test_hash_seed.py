@@ -12,10 +12,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 SIMULATE_AND_EXPORT = """
 import sys
-from engine.registry import get_game
-from replay.logfile import export_lines
-from replay.simulate import simulate
-from replay.store import Store
+from loom.engine.registry import get_game
+from loom.replay.logfile import export_lines
+from loom.replay.simulate import simulate
+from loom.replay.store import Store
 
 with Store.open(sys.argv[1]) as store:
     ids = []

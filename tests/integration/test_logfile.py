@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from replay.logfile import LogError, export_lines, import_file, read_games
-from replay.store import Store
+from loom.replay.logfile import LogError, export_lines, import_file, read_games
+from loom.replay.store import Store
 
 EXAMPLE = Path(__file__).parents[2] / "docs" / "examples" / "motto-table-game.jsonl"
 
@@ -27,7 +27,7 @@ def test_export_then_import_gives_the_same_game(store: Store, motto_ids: list[in
 
 
 def test_an_exported_branch_stands_alone(store: Store, motto_ids: list[int]) -> None:
-    from replay.branches import branch
+    from loom.replay.branches import branch
 
     child = branch(store, motto_ids[0], 9, [], "greedy")
     lines = list(export_lines(store, child))
@@ -117,7 +117,7 @@ def test_an_empty_file_is_refused() -> None:
 def test_a_large_file_checked_by_several_processes_gives_the_same_games(
     store: Store, motto_ids: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("replay.logfile.CHUNK_LINES", 150)
+    monkeypatch.setattr("loom.replay.logfile.CHUNK_LINES", 150)
     lines = [line for game_id in motto_ids for line in export_lines(store, game_id)]
     ids = import_file(store, io.StringIO("\n".join(lines) + "\n"), workers=2)
     assert len(ids) == len(motto_ids)
@@ -128,7 +128,7 @@ def test_a_large_file_checked_by_several_processes_gives_the_same_games(
 def test_a_bad_line_in_a_later_chunk_leaves_the_database_untouched(
     store: Store, motto_ids: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("replay.logfile.CHUNK_LINES", 150)
+    monkeypatch.setattr("loom.replay.logfile.CHUNK_LINES", 150)
     lines = [line for game_id in motto_ids for line in export_lines(store, game_id)]
     lines[-3] = "{not json"
     with pytest.raises(LogError, match=f"line {len(lines) - 2}: not JSON"):

@@ -13,11 +13,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.registry import get_game
-from events.base import MAX_LINE, LoomError, MalformedEvent
-from replay.live import checked_events
-from replay.logfile import LogError, import_file
-from replay.store import Store
+from loom.engine.registry import get_game
+from loom.events.base import MAX_LINE, LoomError, MalformedEvent
+from loom.replay.live import checked_events
+from loom.replay.logfile import LogError, import_file
+from loom.replay.store import Store
 
 EXAMPLE = (Path(__file__).parents[2] / "docs" / "examples" / "motto-table-game.jsonl").read_text().splitlines()
 HEADER, STARTED, DEALT, TOOK = (json.loads(line) for line in EXAMPLE[:4])

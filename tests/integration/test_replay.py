@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from engine.registry import get_game
-from replay.branches import branch, continue_game, tree
-from replay.projections import rebuild
-from replay.replay import OutOfRange, fold, position
-from replay.snapshots import SNAPSHOT_EVERY, decode_state
-from replay.store import Store
+from loom.engine.registry import get_game
+from loom.replay.branches import branch, continue_game, tree
+from loom.replay.projections import rebuild
+from loom.replay.replay import OutOfRange, fold, position
+from loom.replay.snapshots import SNAPSHOT_EVERY, decode_state
+from loom.replay.store import Store
 
 MOTTO = get_game("motto")
 
@@ -53,9 +53,9 @@ def test_snapshots_are_kept_and_give_the_same_state_as_a_full_fold(
     store: Store, motto_ids: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Snapshots are read for games longer than two stretches; here every game counts as long."""
-    monkeypatch.setattr("replay.reading.SNAPSHOT_EVERY", 1)
+    monkeypatch.setattr("loom.replay.reading.SNAPSHOT_EVERY", 1)
     read = []
-    monkeypatch.setattr("replay.replay.decode_state", lambda *args: read.append(args) or decode_state(*args))
+    monkeypatch.setattr("loom.replay.replay.decode_state", lambda *args: read.append(args) or decode_state(*args))
     long_game = max(motto_ids, key=lambda i: store.game(i).last_seq)
     last = store.game(long_game).last_seq
     assert last > SNAPSHOT_EVERY

@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from engine.registry import get_game
-from replay.replay import fold, position
-from replay.simulate import simulate
-from replay.snapshots import SNAPSHOT_EVERY, decode_state, encode_state, fingerprint
-from replay.store import Store
+from loom.engine.registry import get_game
+from loom.replay.replay import fold, position
+from loom.replay.simulate import simulate
+from loom.replay.snapshots import SNAPSHOT_EVERY, decode_state, encode_state, fingerprint
+from loom.replay.store import Store
 
 MOOREA = get_game("moorea")
 

@@ -8,11 +8,11 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from engine.registry import get_game
-from events.base import IllegalAction
-from replay.branches import branch, continue_game
-from replay.simulate import simulate_one
-from replay.store import ConcurrencyError, EventColumns, NewGame, Seat, Store, StoreError, UnknownGameId
+from loom.engine.registry import get_game
+from loom.events.base import IllegalAction
+from loom.replay.branches import branch, continue_game
+from loom.replay.simulate import simulate_one
+from loom.replay.store import ConcurrencyError, EventColumns, NewGame, Seat, Store, StoreError, UnknownGameId
 from tests.locks import held_by_another_process
 
 

@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 from sqlalchemy import BigInteger, Boolean, DateTime, Float, Integer, String
 
-from engine.registry import get_game
-from replay import columns
-from replay.facts import GAME_FACT_FIELDS, TURN_FACT_FIELDS
-from replay.records import GameInfo, KeyMoment, ResultInfo, StoredResult, WinChance
-from replay.schema import TABLES
-from replay.simulate import simulate
-from replay.store import Store
+from loom.engine.registry import get_game
+from loom.replay import columns
+from loom.replay.facts import GAME_FACT_FIELDS, TURN_FACT_FIELDS
+from loom.replay.records import GameInfo, KeyMoment, ResultInfo, StoredResult, WinChance
+from loom.replay.schema import TABLES
+from loom.replay.simulate import simulate
+from loom.replay.store import Store
 
 KINDS = {BigInteger: "bigint", Integer: "int", String: "str", Boolean: "bool", Float: "float", DateTime: "datetime"}
 ROOT = Path(__file__).resolve().parents[2]
@@ -66,7 +66,7 @@ def test_a_stored_game_is_read_without_loading_any_game_rules(tmp_path: Path) ->
     script = (
         "import sys; from replay.store import Store; "
         f"events = Store.open({str(path)!r}, read_only=True).load(1); "
-        "loaded = sorted(m for m in sys.modules if m == 'engine.registry' or m.startswith('engine.moorea')); "
+        "loaded = sorted(m for m in sys.modules if m == 'loom.engine.registry' or m.startswith('loom.engine.moorea')); "
         "print(len(events), loaded)"
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, check=True)
@@ -77,7 +77,7 @@ def test_a_stored_game_is_read_without_loading_any_game_rules(tmp_path: Path) ->
 def test_the_schema_module_imports_nothing_of_the_store() -> None:
     script = "import sys, replay.schema; print(sorted(m for m in sys.modules if m.startswith('replay.')))"
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, check=True)
-    assert done.stdout.strip() == "['replay.schema']"
+    assert done.stdout.strip() == "['loom.replay.schema']"
 
 
 def test_a_report_runs_only_its_named_queries(store: Store) -> None:

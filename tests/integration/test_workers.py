@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from engine.registry import get_game
-from replay.logfile import CHUNK_LINES, export_lines
-from replay.simulate import BATCH, simulate
-from replay.store import MEMORY, Store
-from replay.workers import worker_pool
+from loom.engine.registry import get_game
+from loom.replay.logfile import CHUNK_LINES, export_lines
+from loom.replay.simulate import BATCH, simulate
+from loom.replay.store import MEMORY, Store
+from loom.replay.workers import worker_pool
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKERS_UP = 5  # the command, its resource tracker, its forkserver and two workers
@@ -58,7 +58,7 @@ class Command:
         self.err = tmp_path / "stderr"
         with (tmp_path / "stdout").open("w") as out, self.err.open("w") as err:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "cli.main", *args],
+                [sys.executable, "-m", "loom.cli.main", *args],
                 cwd=ROOT,
                 env=os.environ | {"PYTHONPATH": str(ROOT)},
                 stdout=out,
@@ -168,7 +168,7 @@ def _workers_of(pid: int) -> set[int]:
 
 
 def test_games_played_by_two_workers_are_the_games_played_by_one(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("replay.simulate.BATCH", 2)  # three batches, so the pool is used
+    monkeypatch.setattr("loom.replay.simulate.BATCH", 2)  # three batches, so the pool is used
     motto = get_game("motto")
     with Store.open(MEMORY) as one, Store.open(MEMORY) as two:
         simulate(one, motto, 6, ["greedy", "random"], seed=4)

@@ -8,10 +8,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from engine.registry import get_game
-from replay.logfile import export_lines
-from replay.simulate import simulate
-from replay.store import Store
+from loom.engine.registry import get_game
+from loom.replay.logfile import export_lines
+from loom.replay.simulate import simulate
+from loom.replay.store import Store
 
 GAMES = ["motto", "moirai", "moorea", "stones-of-fate"]
 TABLES = ("games", "seats", "events", "snapshots", "results", "turn_facts", "game_facts")
@@ -69,7 +69,7 @@ def logs(*args: str | Path) -> tuple[int, str, str]:
     did, so a failing test says which)."""
     from typer.testing import CliRunner
 
-    from cli.main import app
+    from loom.cli.main import app
 
     result = CliRunner().invoke(app, [str(a) for a in args])
     escaped = result.exception if result.exception and not isinstance(result.exception, SystemExit) else None

@@ -23,8 +23,8 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
 def walk(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """A recorded game of each game (`walk.Recorded`), and a default server (loopback, no admin token) on a copy of
     its file, shared by the leak walks."""
-    from service.server import free_port, running
-    from service.settings import Settings
+    from loom.service.server import free_port, running
+    from loom.service.settings import Settings
     from tests.security.walk import record
     from tests.service.client import Api
 

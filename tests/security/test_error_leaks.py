@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from random import Random
 from typing import Any
 
-from engine.protocol import CHANCE_TO_MOVE
-from service.views import PUBLIC, Viewer, public_view, whole
+from loom.engine.protocol import CHANCE_TO_MOVE
+from loom.service.views import PUBLIC, Viewer, public_view, whole
 from tests.security.common import card_names
 from tests.security.walk import (
     NAMED_CARDS,

@@ -15,16 +15,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 
-from engine.presentation import presentation
-from engine.registry import get_game
-from events.base import ENVELOPE_ORDER, LoomError
-from replay.live import service_secret
-from replay.logfile import export_lines, import_file
-from replay.replay import position
-from replay.store import Store
-from service.access import Keys
-from service.server import free_port, running
-from service.settings import Settings
+from loom.engine.presentation import presentation
+from loom.engine.registry import get_game
+from loom.events.base import ENVELOPE_ORDER, LoomError
+from loom.replay.live import service_secret
+from loom.replay.logfile import export_lines, import_file
+from loom.replay.replay import position
+from loom.replay.store import Store
+from loom.service.access import Keys
+from loom.service.server import free_port, running
+from loom.service.settings import Settings
 from tests.cli.run import EXAMPLES
 from tests.security.common import GAMES, logs, one_line_error, one_line_refusal, recorded_lines, rows, rows_in
 from tests.security.conftest import TALLY
@@ -410,16 +410,26 @@ def test_a_table_opening_with_a_bad_field_is_refused_by_the_api_as_by_logs_impor
     index, key, value = HOSTILE_OPENINGS[case]
     lines = json.loads(json.dumps(table_game))
     lines[index][key] = value
-    refused_by_api(api, "POST", "/games", content=json.dumps({"game": "motto", "events": lines[1:4]}),
-                   headers={"Content-Type": "application/json"})
+    refused_by_api(
+        api,
+        "POST",
+        "/games",
+        content=json.dumps({"game": "motto", "events": lines[1:4]}),
+        headers={"Content-Type": "application/json"},
+    )
 
 
 def test_table_events_nested_900_deep_are_refused_in_one_line(api: Api, table_game: list[dict[str, Any]]) -> None:
     created = api.ok("POST", "/games", json={"game": "motto", "events": table_game[1:3]})
     body = json.dumps({"expected_seq": created["seq"], "events": [{"type": "motto.took", "card": nested(900)}]})
     table = created["tokens"]["table"]
-    refused_by_api(api, "POST", f"/games/{created['id']}/events", content=body,
-                   headers={"Content-Type": "application/json", "Authorization": f"Bearer {table}"})
+    refused_by_api(
+        api,
+        "POST",
+        f"/games/{created['id']}/events",
+        content=body,
+        headers={"Content-Type": "application/json", "Authorization": f"Bearer {table}"},
+    )
     assert api.ok("GET", f"/games/{created['id']}", table)["seq"] == created["seq"]
 
 

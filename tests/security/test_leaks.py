@@ -17,10 +17,10 @@ from typing import Any
 
 from rich.console import Console
 
-from dashboards.viewer import _table_html  # the page's own drawing of a table, to compare with
-from engine.presentation import presentation
-from replay.store import Store
-from service.views import OMNISCIENT, PUBLIC, Viewer, whole
+from loom.dashboards.viewer import _table_html  # the page's own drawing of a table, to compare with
+from loom.engine.presentation import presentation
+from loom.replay.store import Store
+from loom.service.views import OMNISCIENT, PUBLIC, Viewer, whole
 from tests.security.common import logs, one_line_error, one_line_refusal
 from tests.security.conftest import TALLY
 from tests.security.walk import (

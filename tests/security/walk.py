@@ -15,15 +15,15 @@ from typing import Any
 
 from plotly.offline import get_plotlyjs
 
-from engine.protocol import HIDDEN, Game
-from engine.registry import get_game
-from events.base import Event, LoomError
-from events.registry import decode_payload
-from replay.live import service_secret
-from replay.simulate import simulate
-from replay.store import Store
-from service.access import Keys
-from service.views import OMNISCIENT, PUBLIC, Viewer, public_view
+from loom.engine.protocol import HIDDEN, Game
+from loom.engine.registry import get_game
+from loom.events.base import Event, LoomError
+from loom.events.registry import decode_payload
+from loom.replay.live import service_secret
+from loom.replay.simulate import simulate
+from loom.replay.store import Store
+from loom.service.access import Keys
+from loom.service.views import OMNISCIENT, PUBLIC, Viewer, public_view
 from tests.security.common import card_names, logs, named_in, one_line_error
 from tests.security.conftest import TALLY
 from tests.service.client import Api

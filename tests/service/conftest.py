@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from service.server import free_port, running
-from service.settings import Settings
+from loom.service.server import free_port, running
+from loom.service.settings import Settings
 from tests.service.client import ADMIN, Api
 
 

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from events.base import LoomError
-from service.server import free_port, running
-from service.settings import Settings, check
+from loom.events.base import LoomError
+from loom.service.server import free_port, running
+from loom.service.settings import Settings, check
 from tests.service.client import ADMIN, Api, read_stream
 
 
@@ -150,7 +150,7 @@ def test_a_server_reachable_from_other_machines_needs_an_admin_token() -> None:
 
 def test_logs_serve_refuses_a_public_address_without_an_admin_token(tmp_path: Path) -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "cli.main", "serve", "--host", "0.0.0.0", "--db", str(tmp_path / "x.duckdb")],
+        [sys.executable, "-m", "loom.cli.main", "serve", "--host", "0.0.0.0", "--db", str(tmp_path / "x.duckdb")],
         capture_output=True,
         text=True,
         timeout=60,

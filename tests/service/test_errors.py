@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 import pytest
 
-from service.errors import MAX_DEPTH
+from loom.service.errors import MAX_DEPTH
 from tests.service.client import ADMIN, Api
 
 

@@ -8,8 +8,8 @@ from pathlib import Path
 from random import Random
 from typing import Any
 
-from service.server import free_port, running
-from service.settings import Settings
+from loom.service.server import free_port, running
+from loom.service.settings import Settings
 from tests.cli.run import ok
 from tests.service.client import ADMIN, Api, play_to_the_end
 

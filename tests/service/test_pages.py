@@ -6,11 +6,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from engine.registry import get_game
-from replay.simulate import simulate
-from replay.store import Store
-from service.server import free_port, running
-from service.settings import Settings
+from loom.engine.registry import get_game
+from loom.replay.simulate import simulate
+from loom.replay.store import Store
+from loom.service.server import free_port, running
+from loom.service.settings import Settings
 from tests.browser import browser_tab
 from tests.service.client import ADMIN, Api
 

@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 
-from engine.registry import get_game
-from events.registry import decode_payload_text
-from replay.simulate import simulate_one
-from service.views import public_view
+from loom.engine.registry import get_game
+from loom.events.registry import decode_payload_text
+from loom.replay.simulate import simulate_one
+from loom.service.views import public_view
 
 DERIVED = frozenset({"scores", "breakdown"})
 """Numbers a game's `describe` works out from the view it is given: not cards, so not compared."""

@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
-from engine.registry import get_game
-from replay.logfile import export_lines, import_file
-from replay.replay import position
-from replay.store import Store
-from service.server import free_port, running
-from service.settings import Settings
+from loom.engine.registry import get_game
+from loom.replay.logfile import export_lines, import_file
+from loom.replay.replay import position
+from loom.replay.store import Store
+from loom.service.server import free_port, running
+from loom.service.settings import Settings
 from tests.service.client import ADMIN, Api, play_to_the_end
 
 GAMES = ["motto", "moirai", "moorea", "stones-of-fate"]

@@ -13,16 +13,16 @@ from typing import Any
 
 import pytest
 
-from engine.bots import RandomBot
-from engine.moirai.cards import FULL_DECK as MOIRAI_DECK
-from engine.moorea.cards import FULL_DECK as MOOREA_DECK
-from engine.moorea.cards import PRODUCTS, in_game
-from engine.motto.cards import FULL_DECK as MOTTO_DECK
-from engine.play import chance_rng, play_out, start
-from engine.protocol import CHANCE_TO_MOVE, HIDDEN, Game
-from engine.registry import get_game
-from engine.stones_of_fate.state import EMPTY
-from events.registry import decode_payload
+from loom.engine.bots import RandomBot
+from loom.engine.moirai.cards import FULL_DECK as MOIRAI_DECK
+from loom.engine.moorea.cards import FULL_DECK as MOOREA_DECK
+from loom.engine.moorea.cards import PRODUCTS, in_game
+from loom.engine.motto.cards import FULL_DECK as MOTTO_DECK
+from loom.engine.play import chance_rng, play_out, start
+from loom.engine.protocol import CHANCE_TO_MOVE, HIDDEN, Game
+from loom.engine.registry import get_game
+from loom.engine.stones_of_fate.state import EMPTY
+from loom.events.registry import decode_payload
 
 EXAMPLES = Path(__file__).parents[2] / "docs" / "examples"
 GAMES = ("motto", "moirai", "moorea", "stones-of-fate")

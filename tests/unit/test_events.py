@@ -7,12 +7,12 @@ from dataclasses import dataclass
 
 import pytest
 
-from events import moirai, moorea  # noqa: F401  # registers the event types the tests decode
-from events.base import MalformedEvent, Payload
-from events.motto import CardsPlayed, GameStarted, PoolCardTaken
-from events.parsing import ABSENT, parse_event
-from events.registry import decode_payload, decode_payload_text, encode_payload, register, upcaster
-from events.stones_of_fate import FinalFlip
+from loom.events import moirai, moorea  # noqa: F401  # registers the event types the tests decode
+from loom.events.base import MalformedEvent, Payload
+from loom.events.motto import CardsPlayed, GameStarted, PoolCardTaken
+from loom.events.parsing import ABSENT, parse_event
+from loom.events.registry import decode_payload, decode_payload_text, encode_payload, register, upcaster
+from loom.events.stones_of_fate import FinalFlip
 
 
 @register

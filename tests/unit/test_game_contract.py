@@ -8,11 +8,11 @@ from random import Random
 
 import pytest
 
-from engine.presentation import presentation
-from engine.protocol import REPORT_SECTIONS, Game
-from engine.registry import PACKAGES, UnknownGame, get_game
-from events.base import GameStarted, IllegalAction, MalformedEvent
-from events.registry import decode_payload
+from loom.engine.presentation import presentation
+from loom.engine.protocol import REPORT_SECTIONS, Game
+from loom.engine.registry import PACKAGES, UnknownGame, get_game
+from loom.events.base import GameStarted, IllegalAction, MalformedEvent
+from loom.events.registry import decode_payload
 
 CORE_FILES = {
     "__init__.py",

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from engine.moorea import facts as moorea_facts
-from engine.moorea.state import MooreaState
-from engine.motto import facts as motto_facts
-from engine.motto.cards import VALUE_BY_NAME, VALUES
-from engine.motto.state import MottoState
-from engine.stones_of_fate.facts import decided_by
-from events.moorea import ProductBought, ToolBought
-from events.motto import CardsPlayed, TurnPassed
+from loom.engine.moorea import facts as moorea_facts
+from loom.engine.moorea.state import MooreaState
+from loom.engine.motto import facts as motto_facts
+from loom.engine.motto.cards import VALUE_BY_NAME, VALUES
+from loom.engine.motto.state import MottoState
+from loom.engine.stones_of_fate.facts import decided_by
+from loom.events.moorea import ProductBought, ToolBought
+from loom.events.motto import CardsPlayed, TurnPassed
 from tests.unit.test_stones_of_fate_rules import BLACK, GREEN, table
 
 

@@ -15,22 +15,22 @@ from typing import Any
 
 import pytest
 
-from engine import moirai, moorea, motto, stones_of_fate
-from engine.moirai.cards import FULL_DECK as MOIRAI_DECK
-from engine.moorea.cards import COMMODITIES, HAND_CARDS, PRODUCTS
-from engine.motto.cards import CARD_NAMES
-from engine.play import record, start
-from engine.protocol import CHANCE_TO_MOVE, HIDDEN, Game
-from engine.stones_of_fate.cards import CARD_IDS
-from engine.stones_of_fate.state import DECK, EMPTY, face_down, grid_of
-from events.base import IllegalAction, Payload
-from events.moirai import CardKept, CardsDrawn, StartsRevealed
-from events.moorea import CardDrawn as MooreaDrawn
-from events.moorea import FaceUpRefilled, ProductLaidOut
-from events.motto import CardsDealt, DeckCardDrawn, GameStarted, PoolRefilled
-from events.stones_of_fate import CardFlipped, CardPeeked, FinalFlip, SpreadRefilled, StoneMoved
-from events.stones_of_fate import GameStarted as StonesStarted
-from events.stones_of_fate import SpreadDealt as StonesDealt
+from loom.engine import moirai, moorea, motto, stones_of_fate
+from loom.engine.moirai.cards import FULL_DECK as MOIRAI_DECK
+from loom.engine.moorea.cards import COMMODITIES, HAND_CARDS, PRODUCTS
+from loom.engine.motto.cards import CARD_NAMES
+from loom.engine.play import record, start
+from loom.engine.protocol import CHANCE_TO_MOVE, HIDDEN, Game
+from loom.engine.stones_of_fate.cards import CARD_IDS
+from loom.engine.stones_of_fate.state import DECK, EMPTY, face_down, grid_of
+from loom.events.base import IllegalAction, Payload
+from loom.events.moirai import CardKept, CardsDrawn, StartsRevealed
+from loom.events.moorea import CardDrawn as MooreaDrawn
+from loom.events.moorea import FaceUpRefilled, ProductLaidOut
+from loom.events.motto import CardsDealt, DeckCardDrawn, GameStarted, PoolRefilled
+from loom.events.stones_of_fate import CardFlipped, CardPeeked, FinalFlip, SpreadRefilled, StoneMoved
+from loom.events.stones_of_fate import GameStarted as StonesStarted
+from loom.events.stones_of_fate import SpreadDealt as StonesDealt
 from tests import recording
 
 NAMES = ("ann", "bob", "cat")

@@ -11,14 +11,14 @@ from dataclasses import replace
 from random import Random
 from typing import Any
 
-from engine.bots import RandomBot
-from engine.moirai import GAME
-from engine.moirai.actions import Draw, Keep, Take
-from engine.moirai.bots import GreedyBot
-from engine.moirai.cards import FULL_DECK
-from engine.moirai.state import MoiraiState
-from engine.protocol import HIDDEN
-from events.moirai import CardKept, CardsDrawn, PileTaken, StartsRevealed
+from loom.engine.bots import RandomBot
+from loom.engine.moirai import GAME
+from loom.engine.moirai.actions import Draw, Keep, Take
+from loom.engine.moirai.bots import GreedyBot
+from loom.engine.moirai.cards import FULL_DECK
+from loom.engine.moirai.state import MoiraiState
+from loom.engine.protocol import HIDDEN
+from loom.events.moirai import CardKept, CardsDrawn, PileTaken, StartsRevealed
 from tests import playouts
 from tests.playouts import Playout
 

@@ -11,12 +11,12 @@ from random import Random
 
 import pytest
 
-from engine.moirai import GAME
-from engine.moirai.actions import Draw, Keep, Take
-from engine.moirai.arrangements import pile_arrangements, single_placements
-from engine.moirai.cards import CHOICES, COLOURS, FULL_DECK, OBJECTIVES, colour, decade
-from engine.moirai.rules import place
-from engine.moirai.score import (
+from loom.engine.moirai import GAME
+from loom.engine.moirai.actions import Draw, Keep, Take
+from loom.engine.moirai.arrangements import pile_arrangements, single_placements
+from loom.engine.moirai.cards import CHOICES, COLOURS, FULL_DECK, OBJECTIVES, colour, decade
+from loom.engine.moirai.rules import place
+from loom.engine.moirai.score import (
     atropos_9,
     atropos_10,
     atropos_11,
@@ -32,11 +32,11 @@ from engine.moirai.score import (
     lachesis_8,
     score_table,
 )
-from engine.moirai.state import Life, Loom, MoiraiState
-from engine.play import start
-from engine.protocol import CHANCE_TO_MOVE, HIDDEN
-from events.base import IllegalAction
-from events.moirai import (
+from loom.engine.moirai.state import Life, Loom, MoiraiState
+from loom.engine.play import start
+from loom.engine.protocol import CHANCE_TO_MOVE, HIDDEN
+from loom.events.base import IllegalAction
+from loom.events.moirai import (
     CardKept,
     CardsDrawn,
     GameStarted,

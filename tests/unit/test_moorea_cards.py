@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from engine.moorea.cards import (
+from loom.engine.moorea.cards import (
     CARD_FILE,
     CARDS,
     COMMODITIES,

@@ -11,13 +11,13 @@ from dataclasses import replace
 from random import Random
 from typing import Any
 
-from engine.bots import RandomBot
-from engine.moorea import GAME
-from engine.moorea.bots import GreedyBot
-from engine.moorea.cards import CARDS, FULL_DECK, PRODUCTS, TOOLS, in_game
-from engine.moorea.state import DRAW, MooreaState, hand_limit, phase
-from engine.protocol import CHANCE_TO_MOVE, HIDDEN
-from events.moorea import ProductBought, ProductLaidOut, ToolBought
+from loom.engine.bots import RandomBot
+from loom.engine.moorea import GAME
+from loom.engine.moorea.bots import GreedyBot
+from loom.engine.moorea.cards import CARDS, FULL_DECK, PRODUCTS, TOOLS, in_game
+from loom.engine.moorea.state import DRAW, MooreaState, hand_limit, phase
+from loom.engine.protocol import CHANCE_TO_MOVE, HIDDEN
+from loom.events.moorea import ProductBought, ProductLaidOut, ToolBought
 from tests import playouts
 from tests.playouts import Playout
 
@@ -27,7 +27,7 @@ class ToolmakerBot:
 
     def choose(self, view: MooreaState, legal: Sequence[Any], rng: Random) -> Any:
         """A tool if one is legal, else any legal action."""
-        from engine.moorea.actions import BuyTool
+        from loom.engine.moorea.actions import BuyTool
 
         tools = [action for action in legal if isinstance(action, BuyTool)]
         pool = tools or list(legal)

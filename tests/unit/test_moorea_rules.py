@@ -13,10 +13,10 @@ from random import Random
 
 import pytest
 
-from engine.cards import without_all
-from engine.moorea import GAME
-from engine.moorea.actions import Buy, BuyTool, Discard, Draw, DrawFaceUp, Exchange, Lay, Pass
-from engine.moorea.cards import (
+from loom.engine.cards import without_all
+from loom.engine.moorea import GAME
+from loom.engine.moorea.actions import Buy, BuyTool, Discard, Draw, DrawFaceUp, Exchange, Lay, Pass
+from loom.engine.moorea.cards import (
     BASKET,
     CART,
     FULL_DECK,
@@ -28,12 +28,12 @@ from engine.moorea.cards import (
     in_game,
     product,
 )
-from engine.moorea.score import stalled
-from engine.moorea.state import ACTION, DISCARD, DRAW, SECOND_DRAW, MooreaState, phase
-from engine.play import Step, act, start
-from engine.protocol import CHANCE_TO_MOVE, HIDDEN
-from events.base import IllegalAction, Payload
-from events.moorea import (
+from loom.engine.moorea.score import stalled
+from loom.engine.moorea.state import ACTION, DISCARD, DRAW, SECOND_DRAW, MooreaState, phase
+from loom.engine.play import Step, act, start
+from loom.engine.protocol import CHANCE_TO_MOVE, HIDDEN
+from loom.events.base import IllegalAction, Payload
+from loom.events.moorea import (
     CardDrawn,
     CardsDealt,
     CardsDiscarded,

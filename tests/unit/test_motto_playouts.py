@@ -11,14 +11,14 @@ from dataclasses import replace
 from random import Random
 from typing import Any
 
-from engine.bots import RandomBot
-from engine.motto import GAME
-from engine.motto.actions import Draw, Pass, Play
-from engine.motto.bots import GreedyBot
-from engine.motto.cards import FULL_DECK, POOL_SIZE, TOKEN_POINTS, VALUES, card
-from engine.motto.state import MottoState
-from engine.protocol import CHANCE_TO_MOVE, HIDDEN
-from events.motto import CardsPlayed, PoolCardTaken
+from loom.engine.bots import RandomBot
+from loom.engine.motto import GAME
+from loom.engine.motto.actions import Draw, Pass, Play
+from loom.engine.motto.bots import GreedyBot
+from loom.engine.motto.cards import FULL_DECK, POOL_SIZE, TOKEN_POINTS, VALUES, card
+from loom.engine.motto.state import MottoState
+from loom.engine.protocol import CHANCE_TO_MOVE, HIDDEN
+from loom.events.motto import CardsPlayed, PoolCardTaken
 from tests import playouts
 from tests.playouts import Playout
 

@@ -15,10 +15,10 @@ from random import Random
 
 import pytest
 
-from engine.cards import without_all
-from engine.motto import GAME
-from engine.motto.actions import Draw, Pass, Play, Take
-from engine.motto.cards import (
+from loom.engine.cards import without_all
+from loom.engine.motto import GAME
+from loom.engine.motto.actions import Draw, Pass, Play, Take
+from loom.engine.motto.cards import (
     CARD_NAMES,
     COLOURS,
     FULL_DECK,
@@ -30,12 +30,12 @@ from engine.motto.cards import (
     card,
     shared_values,
 )
-from engine.motto.rules import tokens_won
-from engine.motto.state import MottoState
-from engine.play import Step, act, chance_rng, first_player, record, seated, start
-from engine.protocol import CHANCE_TO_MOVE, HIDDEN
-from events.base import IllegalAction, Payload
-from events.motto import (
+from loom.engine.motto.rules import tokens_won
+from loom.engine.motto.state import MottoState
+from loom.engine.play import Step, act, chance_rng, first_player, record, seated, start
+from loom.engine.protocol import CHANCE_TO_MOVE, HIDDEN
+from loom.events.base import IllegalAction, Payload
+from loom.events.motto import (
     CardsDealt,
     CardsPlayed,
     DeckCardDrawn,

@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from engine.bots import RandomBot
-from engine.play import act, chance_rng, play_out, start
-from engine.protocol import HIDDEN, Game
-from engine.registry import BadBudget, get_bot, get_game, with_budget
-from engine.search import HalvingSearchBot, Tuning, _halve, _verdict, score_chances, shares
+from loom.engine.bots import RandomBot
+from loom.engine.play import act, chance_rng, play_out, start
+from loom.engine.protocol import HIDDEN, Game
+from loom.engine.registry import BadBudget, get_bot, get_game, with_budget
+from loom.engine.search import HalvingSearchBot, Tuning, _halve, _verdict, score_chances, shares
 
 GAMES = ("motto", "moirai", "moorea", "stones-of-fate")
 LIGHT = Tuning(candidates=3, horizon=4)

@@ -10,14 +10,14 @@ from dataclasses import replace
 from random import Random
 from typing import Any
 
-from engine.bots import RandomBot
-from engine.play import MAX_TURNS
-from engine.protocol import HIDDEN
-from engine.stones_of_fate import GAME
-from engine.stones_of_fate.bots import GreedyBot
-from engine.stones_of_fate.cards import STONES
-from engine.stones_of_fate.state import EMPTY, StonesState
-from events.stones_of_fate import DeathGiven, FinalFlip
+from loom.engine.bots import RandomBot
+from loom.engine.play import MAX_TURNS
+from loom.engine.protocol import HIDDEN
+from loom.engine.stones_of_fate import GAME
+from loom.engine.stones_of_fate.bots import GreedyBot
+from loom.engine.stones_of_fate.cards import STONES
+from loom.engine.stones_of_fate.state import EMPTY, StonesState
+from loom.events.stones_of_fate import DeathGiven, FinalFlip
 from tests import playouts
 from tests.playouts import Playout
 

@@ -12,11 +12,22 @@ from random import Random
 
 import pytest
 
-from engine.play import Step, act, record, start
-from engine.protocol import CHANCE_TO_MOVE, HIDDEN
-from engine.stones_of_fate import GAME
-from engine.stones_of_fate.actions import Choose, Flip, GiveDeath, Move, Peek, Recover, Stop, Swap, Take, legal_actions
-from engine.stones_of_fate.cards import (
+from loom.engine.play import Step, act, record, start
+from loom.engine.protocol import CHANCE_TO_MOVE, HIDDEN
+from loom.engine.stones_of_fate import GAME
+from loom.engine.stones_of_fate.actions import (
+    Choose,
+    Flip,
+    GiveDeath,
+    Move,
+    Peek,
+    Recover,
+    Stop,
+    Swap,
+    Take,
+    legal_actions,
+)
+from loom.engine.stones_of_fate.cards import (
     CARD_IDS,
     CARDS,
     COLOURS,
@@ -27,11 +38,11 @@ from engine.stones_of_fate.cards import (
     card,
     grid_for,
 )
-from engine.stones_of_fate.rules import tidy, winner_at
-from engine.stones_of_fate.score import card_points, scores, winners
-from engine.stones_of_fate.state import EMPTY, StonesState, place, position, side_edges
-from events.base import IllegalAction, Payload
-from events.stones_of_fate import (
+from loom.engine.stones_of_fate.rules import tidy, winner_at
+from loom.engine.stones_of_fate.score import card_points, scores, winners
+from loom.engine.stones_of_fate.state import EMPTY, StonesState, place, position, side_edges
+from loom.events.base import IllegalAction, Payload
+from loom.events.stones_of_fate import (
     CardDrawn,
     CardFlipped,
     CardPeeked,
@@ -215,7 +226,7 @@ def test_s1_a_broken_copy_of_the_data_file_is_refused_on_load(breakage: str, tmp
     """S1: the loader validates the file; a broken copy is refused with the reason."""
     from pathlib import Path
 
-    from engine.stones_of_fate.cards import CARDS_FILE, CardDataError, load_cards
+    from loom.engine.stones_of_fate.cards import CARDS_FILE, CardDataError, load_cards
 
     edit, reason = BROKEN[breakage]
     copy = Path(str(tmp_path)) / "cards.toml"
