@@ -64,7 +64,7 @@ def test_a_stored_game_is_read_without_loading_any_game_rules(tmp_path: Path) ->
     with Store.open(path) as store:
         simulate(store, get_game("moorea"), 1, ["random", "random"], seed=1)
     script = (
-        "import sys; from replay.store import Store; "
+        "import sys; from loom.replay.store import Store; "
         f"events = Store.open({str(path)!r}, read_only=True).load(1); "
         "loaded = sorted(m for m in sys.modules if m == 'loom.engine.registry' or m.startswith('loom.engine.moorea')); "
         "print(len(events), loaded)"
@@ -75,7 +75,7 @@ def test_a_stored_game_is_read_without_loading_any_game_rules(tmp_path: Path) ->
 
 
 def test_the_schema_module_imports_nothing_of_the_store() -> None:
-    script = "import sys, replay.schema; print(sorted(m for m in sys.modules if m.startswith('replay.')))"
+    script = "import sys, loom.replay.schema; print(sorted(m for m in sys.modules if m.startswith('loom.replay.')))"
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, check=True)
     assert done.stdout.strip() == "['loom.replay.schema']"
 
