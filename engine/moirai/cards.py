@@ -1,4 +1,4 @@
-"""Moirai's life cards and Moira objectives, built from `cards.toml` and `objectives.toml` (M1, M2)."""
+"""Moirai's life cards and Moira objectives, built from `cards.toml` (M1, M2)."""
 
 from __future__ import annotations
 
@@ -71,7 +71,7 @@ class Objective:
 
 OBJECTIVES: dict[int, Objective] = {
     row["id"]: Objective(row["id"], row["moira"], row["summary"], tuple(row["points"]))
-    for row in _load("objectives.toml")["objective"]
+    for row in COMPONENTS["objective"]
 }
 MOIRAI: tuple[str, ...] = ("clotho", "lachesis", "atropos")
 CHOICES: tuple[tuple[int, ...], ...] = tuple(

@@ -12,8 +12,7 @@ from random import Random
 import pytest
 
 from loom.engine.moirai import GAME
-from loom.engine.moirai.actions import Draw, Keep, Take
-from loom.engine.moirai.arrangements import pile_arrangements, single_placements
+from loom.engine.moirai.actions import Draw, Keep, Take, pile_arrangements, single_placements
 from loom.engine.moirai.cards import CHOICES, COLOURS, FULL_DECK, OBJECTIVES, colour, decade
 from loom.engine.moirai.rules import place
 from loom.engine.moirai.score import (
@@ -612,7 +611,7 @@ def test_example_breakdowns_are_keyed_by_the_objectives_in_play() -> None:
 
 
 def test_every_objective_has_a_scorer_and_its_data() -> None:
-    """The twelve Moira cards of objectives.toml, 4 per Moira, each scored by the function of its id."""
+    """The twelve Moira cards of cards.toml, 4 per Moira, each scored by the function of its id."""
     assert sorted(OBJECTIVES) == list(range(1, 13))
     scorers = [clotho_1, clotho_2, clotho_3, clotho_4, lachesis_5, lachesis_6, lachesis_7, lachesis_8]
     scorers += [atropos_9, atropos_10, atropos_11, atropos_12]
