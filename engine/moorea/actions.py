@@ -8,7 +8,6 @@ from itertools import combinations
 from random import Random
 from typing import Any
 
-from loom.engine.moorea import payments as pay
 from loom.engine.moorea.cards import (
     CARDS,
     COMMODITIES,
@@ -25,7 +24,18 @@ from loom.engine.moorea.cards import (
     tool,
 )
 from loom.engine.moorea.rules import to_move
-from loom.engine.moorea.state import DISCARD, DRAW, SECOND_DRAW, MooreaState, hand_limit, phase
+from loom.engine.moorea.state import (
+    DISCARD,
+    DRAW,
+    SECOND_DRAW,
+    MooreaState,
+    counts,
+    hand_limit,
+    phase,
+    product_payments,
+    sites_of,
+    tool_payments,
+)
 from loom.engine.protocol import CHANCE_TO_MOVE
 from loom.events.base import IllegalAction, Payload
 from loom.events.moorea import (
@@ -100,7 +110,7 @@ def legal_actions(state: MooreaState) -> list[Action]:
     - draw: the deck, and with a spear each distinct face-up commodity; with a cart the second draw comes with
       every action as well (an action declines it);
     - action: pass; per distinct face-up commodity, one exchange paying the two commodity cards of other kinds the
-      hand holds most of; per layout card the payments of `payments.product_payments` (real commodities first,
+      hand holds most of; per layout card the payments of `state.product_payments` (real commodities first,
       fish as joker only where short, and with a net the all-spare-fish variant); per tool not owned, each
       commodity the hand holds enough of; per owned store, all accepted cards of one kind, and all accepted cards;
     - discard: every distinct choice of cards that brings the hand to its limit.
@@ -123,14 +133,14 @@ def legal_actions(state: MooreaState) -> list[Action]:
 
 def _actions(state: MooreaState) -> list[Action]:
     seat = state.seat
-    hand = pay.counts(state.hands[seat])
+    hand = counts(state.hands[seat])
     actions: list[Action] = [Pass(), *_exchanges(state, hand)]
-    sites, net = pay.sites_of(state.owned[seat]), NET in state.tools[seat]
+    sites, net = sites_of(state.owned[seat]), NET in state.tools[seat]
     for p in sorted(state.layout):
-        actions.extend(Buy(p, paid) for paid in pay.product_payments(PRODUCTS[p], hand, sites, net))
+        actions.extend(Buy(p, paid) for paid in product_payments(PRODUCTS[p], hand, sites, net))
     for kind in range(len(TOOLS)):
         if kind not in state.tools[seat] and state.supply[kind]:
-            actions.extend(BuyTool(kind, paid) for paid in pay.tool_payments(kind, hand))
+            actions.extend(BuyTool(kind, paid) for paid in tool_payments(kind, hand))
     for store in state.owned[seat]:
         accepts = [c for c in PRODUCTS[store].accepts if hand[c]]
         actions.extend(Lay(store, (c,) * hand[c]) for c in accepts)

@@ -5,12 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from random import Random
 
-from loom.engine.moorea import payments as pay
 from loom.engine.moorea.actions import Buy, BuyTool, Draw, DrawFaceUp, Exchange, Lay, Pass
 from loom.engine.moorea.cards import CARDS, HAND_CARDS, PRODUCTS, TOOLS, Product
-from loom.engine.moorea.state import DISCARD, MooreaState, phase
+from loom.engine.moorea.state import DISCARD, N_COMMODITIES, MooreaState, counts, phase, sites_of
 
-N_COMMODITIES = pay.N_COMMODITIES
 TOOL_USE = (1.0, 1.5, 1.5, 3.0)  # basket, spear, fishing net, cart: points a tool's use is worth over a whole game
 SITE_USE = 2.5  # points a production site saves over a whole game
 STORE_HOPE = 1.5  # cards a new store is expected to take besides those in hand
@@ -123,9 +121,9 @@ def _demand(view: MooreaState, worth: dict[int, float]) -> list[float]:
     "N of one commodity", the commodity it holds most of), and what its stores accept. An intermediate product
     nothing asks for is worth least: it is the first to go."""
     seat = view.seat
-    sites = pay.sites_of(view.owned[seat])
+    sites = sites_of(view.owned[seat])
     demand = [0.05] * N_COMMODITIES + [0.0] * (len(HAND_CARDS) - N_COMMODITIES)
-    hand = pay.counts(c for c in view.hands[seat] if c >= 0)
+    hand = counts(c for c in view.hands[seat] if c >= 0)
     most = max(range(N_COMMODITIES), key=lambda c: hand[c])
     for p in view.layout:
         rate = worth[p] / COST_CARDS[p]

@@ -5,9 +5,9 @@ that seat): the compulsory draw, with a cart an optional second draw (declined b
 one action or a pass, and the hand-limit discard when the hand is over the limit. The first event of a turn
 begins it (`next_turn`); chance events belong to the turn that caused them.
 
-The state and actions are in `state.py`, what a seat may do in `actions.py`, the score (R11) and the engine's
-stall rule in `score.py`, costs and payments in `payments.py`. Hand cards are codes (see `cards.py`); product
-cards and tools are numbers; events name them.
+The state, with costs and payments (R5-R7), is in `state.py`, what a seat may do in `actions.py`, the score (R11)
+and the engine's stall rule in `score.py`. Hand cards are codes (see `cards.py`); product cards and tools are
+numbers; events name them.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from typing import Any
 
 from loom.engine.cards import contains_all, with_sorted, without, without_all
 from loom.engine.dispatch import event_rules
-from loom.engine.moorea import payments as pay
 from loom.engine.moorea.cards import (
     CARDS,
     CART,
@@ -45,11 +44,15 @@ from loom.engine.moorea.state import (
     PHASES,
     SECOND_DRAW,
     MooreaState,
+    counts,
     hand_limit,
     limit_of,
     phase,
+    product_problem,
     replace,
     set_at,
+    sites_of,
+    tool_problem,
 )
 from loom.engine.protocol import CHANCE_TO_MOVE, HIDDEN
 from loom.events.base import IllegalAction, Payload
@@ -324,8 +327,8 @@ def _check_bought(state: MooreaState, event: ProductBought) -> None:
     if bought not in state.layout:
         raise IllegalAction(f"{event.product} is not in the layout")
     _check_in_hand(state, paid)
-    sites = pay.sites_of(state.owned[seat])
-    problem = pay.product_problem(PRODUCTS[bought], pay.counts(paid), sites, NET in state.tools[seat])
+    sites = sites_of(state.owned[seat])
+    problem = product_problem(PRODUCTS[bought], counts(paid), sites, NET in state.tools[seat])
     if problem:
         raise IllegalAction(problem)
 
@@ -338,7 +341,7 @@ def _check_bought_tool(state: MooreaState, event: ToolBought) -> None:
     if not state.supply[kind]:
         raise IllegalAction(f"no {event.tool} is left")
     _check_in_hand(state, paid)
-    problem = pay.tool_problem(kind, pay.counts(paid))
+    problem = tool_problem(kind, counts(paid))
     if problem:
         raise IllegalAction(problem)
 

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from loom.engine.moorea import payments as pay
 from loom.engine.moorea.cards import CARDS, COMMODITIES, FISH, HAND_CARDS, NET, PRODUCTS, TOOLS
-from loom.engine.moorea.state import MooreaState
+from loom.engine.moorea.state import MooreaState, counts, product_payments, sites_of
 
 SITE_COMMODITIES = frozenset(p.produces for p in PRODUCTS if p.produces >= 0)
 N_COMMODITIES = len(COMMODITIES)
@@ -39,8 +38,8 @@ def stalled(state: MooreaState) -> bool:
 
 def _anyone_can_buy(state: MooreaState) -> bool:
     for seat, hand in enumerate(state.hands):
-        counts, sites, net = pay.counts(hand), pay.sites_of(state.owned[seat]), NET in state.tools[seat]
-        if any(pay.product_payments(PRODUCTS[p], counts, sites, net) for p in state.layout):
+        held, sites, net = counts(hand), sites_of(state.owned[seat]), NET in state.tools[seat]
+        if any(product_payments(PRODUCTS[p], held, sites, net) for p in state.layout):
             return True
     return False
 
