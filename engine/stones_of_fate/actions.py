@@ -8,32 +8,32 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
+from itertools import combinations
 from random import Random
 from typing import Any
 
 from loom.engine.protocol import CHANCE_TO_MOVE
-from loom.engine.stones_of_fate import effects
 from loom.engine.stones_of_fate.cards import CARD_IDS, COLOURS, Grid, card
-from loom.engine.stones_of_fate.rules import (
-    final_winners,
-    next_drawer,
-    refill_due,
-    settling,
-    to_move,
-    winner_at,
-)
+from loom.engine.stones_of_fate.rules import to_move
 from loom.engine.stones_of_fate.score import tied_for_first
 from loom.engine.stones_of_fate.state import (
     DECK,
     EMPTY,
     SUPPLY,
     StonesState,
+    effect,
     face_down,
+    final_winners,
+    front_is,
     grid_of,
+    next_drawer,
     place,
     position,
+    refill_due,
+    settling,
     supply,
     top_card,
+    winner_at,
 )
 from loom.events.base import IllegalAction, Payload
 from loom.events.stones_of_fate import (
@@ -147,7 +147,7 @@ def _moves(state: StonesState, colours: range | list[int]) -> list[Action]:
 
 
 def _task_actions(state: StonesState) -> list[Action]:
-    key, seat = effects.effect(state.tasks[0]), state.tasks[0][1]
+    key, seat = effect(state.tasks[0]), state.tasks[0][1]
     grid = grid_of(state)
     spots = [grid.position_name(p) for p in face_down(state)]
     if key == "fortune":
@@ -159,12 +159,17 @@ def _task_actions(state: StonesState) -> list[Action]:
     if key == "strength":
         return [*_moves(state, range(len(state.players))), Stop()]
     if key == "moon":
-        pairs = effects.swap_pairs(state)
+        pairs = swap_pairs(state)
         return [*(Swap(grid.position_name(a), grid.position_name(b)) for a, b in pairs), Stop()]
     if key == "devil":
         held = state.collections
         return [Take(s, c) for s in range(len(held)) if s != seat for c in sorted(set(held[s]))]
     return [Recover(c) for c in sorted(set(state.discard))]  # judgement
+
+
+def swap_pairs(state: StonesState) -> list[tuple[int, int]]:
+    """The Moon: every pair of face-down cards."""
+    return list(combinations(face_down(state), 2))
 
 
 def legal_actions(state: StonesState) -> list[Action]:
@@ -263,7 +268,7 @@ def chance(state: StonesState, rng: Random) -> Payload:
         shown = tuple(None if c == EMPTY else CARD_IDS[c] for c in state.spread)
         return FinalFlip(cards=shown, winners=final_winners(state))
     if state.tasks:
-        if effects.front_is(state, "tower"):
+        if front_is(state, "tower"):
             return RandomDiscards(
                 cards=tuple(CARD_IDS[rng.choice(held)] if held else None for held in state.collections)
             )

@@ -8,9 +8,9 @@ from random import Random
 
 from loom.engine.stones_of_fate.actions import Choose, Flip, GiveDeath, Move, Peek, Recover, Stop, Swap, Take
 from loom.engine.stones_of_fate.cards import COLOURS, POINTS
-from loom.engine.stones_of_fate.rules import to_move, winner
+from loom.engine.stones_of_fate.rules import to_move
 from loom.engine.stones_of_fate.score import card_points
-from loom.engine.stones_of_fate.state import DECK, SUPPLY, StonesState, grid_of, place, position, side_edges
+from loom.engine.stones_of_fate.state import DECK, SUPPLY, StonesState, grid_of, place, position, side_edges, winner
 
 PROMISE = 0.8  # a card won by a placement is not yet collected: others may still move or flip first
 RIVAL = 0.5  # a card a rival would win counts against us, less than our own

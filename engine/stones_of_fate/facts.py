@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from loom.engine.stones_of_fate.cards import CARD_IDS, FORBIDDEN_SIDES, KEYSTONE_SIDES, POWER_SIDES
-from loom.engine.stones_of_fate.rules import winner
-from loom.engine.stones_of_fate.state import EMPTY, StonesState, position, side_edges
+from loom.engine.stones_of_fate.state import EMPTY, StonesState, position, side_edges, winner
 from loom.events.base import Payload
 from loom.events.stones_of_fate import CardWon, FinalFlip
 

@@ -12,10 +12,9 @@ from loom.engine.moves import Move, only_type
 from loom.engine.presentation import Presentation
 from loom.engine.protocol import CHANCE_TO_MOVE, HIDDEN
 from loom.engine.stones_of_fate.cards import CARD_IDS, CARDS, COLOURS, SIDES, zone_name
-from loom.engine.stones_of_fate.effects import EFFECTS
 from loom.engine.stones_of_fate.rules import to_move, waiting_for
 from loom.engine.stones_of_fate.score import card_points, scores, winners
-from loom.engine.stones_of_fate.state import EMPTY, StonesState, grid_of, side_edges, supply
+from loom.engine.stones_of_fate.state import EFFECTS, EMPTY, StonesState, grid_of, side_edges, supply
 
 STYLES = {"black": "bold white on grey23", "green": "bold green", "red": "bold red", "blue": "bold blue"}
 ARROWS = ("▲", "▶", "▼", "◀")

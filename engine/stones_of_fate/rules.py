@@ -1,7 +1,7 @@
 """Stones of Fate, rulings S1-S11: setup, the two-action turn, the flip sequence, winners, refill, end and score.
 
-Reads top to bottom like the rulebook. Cards are numbers (see `cards.py`); events name them. The effects of the
-cards (S2) live in `effects.py`; what a seat may do and how it becomes events, in `actions.py`.
+Reads top to bottom like the rulebook. Cards are numbers (see `cards.py`); events name them. The cards' effects
+(S2), a card's winner (S8) and what comes next are in `state.py`; what a seat may do and its events, in `actions.py`.
 """
 
 from __future__ import annotations
@@ -13,19 +13,14 @@ from typing import Any
 from loom.engine.cards import without
 from loom.engine.dispatch import event_rules
 from loom.engine.protocol import CHANCE_TO_MOVE, HIDDEN
-from loom.engine.stones_of_fate import effects
 from loom.engine.stones_of_fate.cards import (
     CARD_IDS,
     COLOURS,
     DEATH,
     DECK_PER_PLAYER,
-    FORBIDDEN_SIDES,
     FULL_DECK,
-    KEYSTONE_SIDES,
     MAX_PLAYERS,
     MIN_PLAYERS,
-    OPPORTUNITY_SIDES,
-    POWER_SIDES,
     card,
     cards,
     grid_for,
@@ -35,16 +30,39 @@ from loom.engine.stones_of_fate.state import (
     DECK,
     EMPTY,
     StonesState,
+    after_step,
+    check_discards,
+    check_recovered,
+    check_stopped,
+    check_swapped,
+    check_taken,
     check_top,
+    decider,
+    describe_task,
+    discarded,
+    drawing_seat,
+    drop_impossible,
     face_down,
+    final_winners,
+    front_is,
     grid_of,
+    next_drawer,
+    on_flip,
+    on_win,
     place,
     position,
+    recovered,
+    refill_due,
     replace,
     set_at,
-    side_edges,
+    settling,
+    step_done,
+    stopped,
     supply,
+    swapped,
     take_top,
+    taken,
+    winner_at,
 )
 from loom.events.base import IllegalAction, Payload
 from loom.events.stones_of_fate import (
@@ -134,60 +152,6 @@ def _dealt(state: StonesState, event: SpreadDealt) -> StonesState:
     return replace(state, dealt=True, spread=spread, deck=deck, known=(spread,) * len(state.players))
 
 
-# --- The winner of a card (S8) --------------------------------------------------------------------------------------
-
-
-def winner(
-    stones: tuple[tuple[int, ...], ...],
-    edges: Sequence[int],
-    flipped: int,
-    *,
-    forbidden: tuple[int, ...] | None = None,
-    keystones: tuple[tuple[int, int], ...] | None = None,
-) -> int | None:
-    """S8: who wins the card `flipped` whose sides are `edges`: Forbidden excludes, Keystones must match exactly,
-    then strictly the most Power stones (at least one); only Keystones: the single qualifying seat; else nobody.
-    `forbidden` and `keystones` replace the card's own zones, to ask what a zone changed.
-
-    Plain loops: bots ask this thousands of times a game."""
-    forbidden = FORBIDDEN_SIDES[flipped] if forbidden is None else forbidden
-    keystones = KEYSTONE_SIDES[flipped] if keystones is None else keystones
-    power = POWER_SIDES[flipped]
-    found, best, tied, qualified = None, 0, False, 0
-    for seat, mine in enumerate(stones):
-        if any(mine[edges[side]] for side in forbidden) if forbidden else False:
-            continue
-        if keystones and any(mine[edges[side]] != count for side, count in keystones):
-            continue
-        if not power:
-            found, qualified = seat, qualified + 1
-            continue
-        total = 0
-        for side in power:
-            total += mine[edges[side]]
-        if total > best:
-            found, best, tied = seat, total, False
-        elif total == best:
-            tied = True
-    if power:
-        return None if tied or best == 0 else found
-    return found if qualified == 1 else None
-
-
-def winner_at(state: StonesState, at: int) -> int | None:
-    """S8 for the card at position `at`."""
-    return winner(state.stones, side_edges(state, at), state.spread[at])
-
-
-def opportunity_seats(state: StonesState, at: int) -> list[int]:
-    """S7 (2): seats with a stone adjacent to an Opportunity zone of the card at `at`, clockwise from the flipper."""
-    edges = side_edges(state, at)
-    sides = OPPORTUNITY_SIDES[state.spread[at]]
-    seats = len(state.players)
-    order = [(state.seat + k) % seats for k in range(seats)]
-    return [s for s in order if any(state.stones[s][edges[side]] for side in sides)]
-
-
 # --- A turn: peek (S5), move (S6), flip (S7) ------------------------------------------------------------------------
 
 
@@ -197,7 +161,7 @@ def _in_action_phase(state: StonesState, what: str) -> None:
 
 
 def _check_peeked(state: StonesState, event: CardPeeked) -> None:
-    if not effects.front_is(state, "priestess"):
+    if not front_is(state, "priestess"):
         _in_action_phase(state, "peek")
     if event.at == DECK:
         check_top(state, event.card)
@@ -229,8 +193,8 @@ def _colour(name: str) -> int:
 def _check_moved(state: StonesState, event: StoneMoved) -> None:
     colour = _colour(event.colour)
     mover = to_move(state)
-    if not effects.front_is(state, "strength"):  # Strength moves stones of any colour
-        if not effects.front_is(state, "chariot"):
+    if not front_is(state, "strength"):  # Strength moves stones of any colour
+        if not front_is(state, "chariot"):
             _in_action_phase(state, "stone move")
         if colour != mover:
             raise IllegalAction(f"seat {mover} may move only its own stones, not the {event.colour} ones (S6)")
@@ -257,7 +221,7 @@ def _moved(state: StonesState, event: StoneMoved) -> StonesState:
 
 
 def _check_flipped(state: StonesState, event: CardFlipped) -> None:
-    if not effects.front_is(state, "fortune"):
+    if not front_is(state, "fortune"):
         _in_action_phase(state, "flip")
     at = position(state, event.at)
     if at not in face_down(state):
@@ -275,33 +239,17 @@ def _flipped(state: StonesState, event: CardFlipped) -> StonesState:
     """S7 (1): the card turns face up and its FLIP effect is the flipper's to carry out first."""
     at = position(state, event.at)
     state = replace(state, face_up=state.face_up + (at,), **_spent(state))
-    return tidy(effects.on_flip(state, at))
+    return tidy(on_flip(state, at))
 
 
 def _spent(state: StonesState) -> dict[str, Any]:
     """The changes of one step of the effect being carried out, or of one of the turn's two actions."""
     if state.tasks:
-        return {"tasks": effects.after_step(state.tasks)}
+        return {"tasks": after_step(state.tasks)}
     return {"actions": state.actions + 1, "turn": state.turn + (state.actions == 0)}
 
 
 # --- After the flip: Opportunity draws, the winner, WIN effects (S7-S8) -----------------------------------------------
-
-
-def settling(state: StonesState) -> int | None:
-    """The face-up card whose winner comes next, once no effect is waiting: chosen, or the only one."""
-    if state.tasks or not state.face_up:
-        return None
-    if state.settling != HIDDEN:
-        return state.settling
-    return state.face_up[0] if len(state.face_up) == 1 else None
-
-
-def next_drawer(state: StonesState, at: int) -> int | None:
-    """S7 (2): the next seat to draw for the Opportunity zones of the card at `at`, while the deck lasts."""
-    if not state.deck_size:
-        return None
-    return next((s for s in opportunity_seats(state, at) if s not in state.drawn_for), None)
 
 
 def _check_chose(state: StonesState, event: NextChosen) -> None:
@@ -317,7 +265,7 @@ def _chose(state: StonesState, event: NextChosen) -> StonesState:
 
 
 def _check_drew(state: StonesState, event: CardDrawn) -> None:
-    drawer = effects.drawing_seat(state)
+    drawer = drawing_seat(state)
     if drawer is None:
         at = settling(state)
         drawer = None if at is None else next_drawer(state, at)
@@ -332,8 +280,8 @@ def _drew(state: StonesState, event: CardDrawn) -> StonesState:
     drawn = card(event.card)
     changes = take_top(state, drawn)
     changes["collections"] = set_at(state.collections, event.seat, state.collections[event.seat] + (drawn,))
-    if effects.drawing_seat(state) is not None:
-        return tidy(effects.step_done(replace(state, **changes)))
+    if drawing_seat(state) is not None:
+        return tidy(step_done(replace(state, **changes)))
     return tidy(replace(state, drawn_for=state.drawn_for + (event.seat,), **changes))
 
 
@@ -366,21 +314,10 @@ def _won(state: StonesState, event: CardWon) -> StonesState:
     if event.winner is None:
         return tidy(replace(state, discard=state.discard + (won,)))
     collections = set_at(state.collections, event.winner, state.collections[event.winner] + (won,))
-    return tidy(effects.on_win(replace(state, collections=collections), at, won, event.winner))
+    return tidy(on_win(replace(state, collections=collections), at, won, event.winner))
 
 
 # --- End of turn: refill (S9) ---------------------------------------------------------------------------------------
-
-
-def refill_due(state: StonesState) -> bool:
-    """S9: the turn's actions and effects are done, a space is empty and the deck has a card."""
-    return (
-        state.dealt
-        and not (state.tasks or state.face_up or state.ending or state.final)
-        and state.actions >= 2
-        and state.deck_size > 0
-        and EMPTY in state.spread
-    )
 
 
 def _check_refilled(state: StonesState, event: SpreadRefilled) -> None:
@@ -400,7 +337,7 @@ def _refilled(state: StonesState, event: SpreadRefilled) -> StonesState:
 
 def tidy(state: StonesState) -> StonesState:
     """Drop effects that cannot be carried out; end the turn once its actions, effects and refill are done (S9-S10)."""
-    state = effects.drop_impossible(state)
+    state = drop_impossible(state)
     if state.tasks or state.face_up or state.actions < 2 or state.ending or refill_due(state):
         return state
     if not state.deck_size:
@@ -409,11 +346,6 @@ def tidy(state: StonesState) -> StonesState:
 
 
 # --- End of the game (S10) and score (S11) ---------------------------------------------------------------------------
-
-
-def final_winners(state: StonesState) -> tuple[int | None, ...]:
-    """S10: the winner of each card left in the spread (None for nobody or an empty space)."""
-    return tuple(None if c == EMPTY else winner_at(state, p) for p, c in enumerate(state.spread))
 
 
 def _check_final(state: StonesState, event: FinalFlip) -> None:
@@ -486,7 +418,7 @@ def to_move(state: StonesState) -> int | None:
     if state.ending:
         return CHANCE_TO_MOVE
     if state.tasks:
-        return effects.decider(state)
+        return decider(state)
     if state.face_up:
         return CHANCE_TO_MOVE if settling(state) is not None else state.seat
     if state.actions < 2:
@@ -507,7 +439,7 @@ def waiting_for(state: StonesState) -> str:
     if mover is None:
         return "the game is over"
     if state.tasks:
-        return effects.describe_task(state.tasks[0])
+        return describe_task(state.tasks[0])
     if state.face_up and mover != CHANCE_TO_MOVE:
         return f"seat {mover} chooses which face-up card is won next"
     if mover == CHANCE_TO_MOVE:
@@ -527,14 +459,14 @@ check, apply = event_rules(
         CardPeeked: (_check_peeked, _peeked),
         StoneMoved: (_check_moved, _moved),
         CardFlipped: (_check_flipped, _flipped),
-        CardsSwapped: (effects.check_swapped, lambda s, e: tidy(effects.swapped(s, e))),
-        CardTaken: (effects.check_taken, lambda s, e: tidy(effects.taken(s, e))),
-        CardRecovered: (effects.check_recovered, lambda s, e: tidy(effects.recovered(s, e))),
-        EffectStopped: (lambda s, e: effects.check_stopped(s), lambda s, e: tidy(effects.stopped(s))),
+        CardsSwapped: (check_swapped, lambda s, e: tidy(swapped(s, e))),
+        CardTaken: (check_taken, lambda s, e: tidy(taken(s, e))),
+        CardRecovered: (check_recovered, lambda s, e: tidy(recovered(s, e))),
+        EffectStopped: (lambda s, e: check_stopped(s), lambda s, e: tidy(stopped(s))),
         NextChosen: (_check_chose, _chose),
         DeathGiven: (_check_death, _death),
         CardDrawn: (_check_drew, _drew),
-        RandomDiscards: (effects.check_discards, lambda s, e: tidy(effects.discarded(s, e))),
+        RandomDiscards: (check_discards, lambda s, e: tidy(discarded(s, e))),
         CardWon: (_check_won, _won),
         SpreadRefilled: (_check_refilled, _refilled),
         FinalFlip: (_check_final, _final),

@@ -38,9 +38,9 @@ from loom.engine.stones_of_fate.cards import (
     card,
     grid_for,
 )
-from loom.engine.stones_of_fate.rules import tidy, winner_at
+from loom.engine.stones_of_fate.rules import tidy
 from loom.engine.stones_of_fate.score import card_points, scores, winners
-from loom.engine.stones_of_fate.state import EMPTY, StonesState, place, position, side_edges
+from loom.engine.stones_of_fate.state import EMPTY, StonesState, place, position, side_edges, winner_at
 from loom.events.base import IllegalAction, Payload
 from loom.events.stones_of_fate import (
     CardDrawn,
