@@ -35,6 +35,21 @@ def test_every_game_package_has_the_same_core_files(name: str) -> None:
     assert {path.name for path in folder.iterdir()} >= CORE_FILES
 
 
+def _files(name: str) -> set[str]:
+    folder = Path(importlib.import_module(PACKAGES[name]).__file__ or "").parent
+    return {path.name for path in folder.iterdir() if path.is_file() and not path.name.startswith(".")}
+
+
+def test_the_game_packages_list_exactly_the_same_file_names() -> None:
+    """Knowing where a thing lives in one game means knowing where it lives in every other (issue 13)."""
+    files = {name: _files(name) for name in PACKAGES}
+    assert len(files) == 4
+    first = files["motto"]
+    for name, names in files.items():
+        assert names == first, f"{name}: extra {sorted(names - first)}, missing {sorted(first - names)}"
+    assert first == CORE_FILES
+
+
 @pytest.mark.parametrize("name", PACKAGES)
 def test_every_game_begins_with_its_subclass_of_game_started(name: str) -> None:
     game = get_game(name)
