@@ -21,7 +21,6 @@ from loom.engine.dispatch import event_rules
 from loom.engine.moorea.cards import (
     CARDS,
     CART,
-    COMMODITIES,
     FULL_DECK,
     HAND_CARDS,
     MAX_PLAYERS,
@@ -41,6 +40,7 @@ from loom.engine.moorea.state import (
     ACTION,
     DISCARD,
     DRAW,
+    N_COMMODITIES,
     PHASES,
     SECOND_DRAW,
     MooreaState,
@@ -71,9 +71,6 @@ from loom.events.moorea import (
     ToolBought,
     TurnPassed,
 )
-
-N_COMMODITIES = len(COMMODITIES)
-
 
 # --- Setup (R3) -----------------------------------------------------------------------------------------------------
 
