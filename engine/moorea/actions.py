@@ -10,8 +10,8 @@ from typing import Any
 
 from loom.engine.moorea.cards import (
     CARDS,
-    COMMODITIES,
     HAND_CARDS,
+    N_COMMODITIES,
     NET,
     PRODUCTS,
     SPEAR,
@@ -99,9 +99,6 @@ class Discard:
 
 
 Action = Draw | DrawFaceUp | Pass | Exchange | Buy | BuyTool | Lay | Discard
-
-
-N_COMMODITIES = len(COMMODITIES)
 
 
 def legal_actions(state: MooreaState) -> list[Action]:

@@ -17,6 +17,8 @@ from loom.events.base import IllegalAction, LoomError
 CARD_FILE = Path(__file__).with_name("cards.toml")
 
 COMMODITIES = ("seashells", "wood", "bamboo", "clay", "fish")
+N_COMMODITIES = len(COMMODITIES)
+"""Hand-card codes below this are commodities; the intermediate products follow."""
 INTERMEDIATES = ("stoneware", "hut", "canoe")
 HAND_CARDS = COMMODITIES + INTERMEDIATES
 """The name of each hand-card code."""

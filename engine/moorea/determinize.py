@@ -10,12 +10,11 @@ from __future__ import annotations
 
 from random import Random
 
-from loom.engine.moorea.cards import COMMODITIES, FULL_DECK, HAND_CARDS, PRODUCTS, in_game
+from loom.engine.moorea.cards import FULL_DECK, HAND_CARDS, N_COMMODITIES, PRODUCTS, in_game
 from loom.engine.moorea.state import MooreaState, replace
 from loom.engine.unseen import rest, shuffled, unseen
 from loom.events.base import IllegalAction
 
-N_COMMODITIES = len(COMMODITIES)
 INTERMEDIATE_CODES = range(N_COMMODITIES, len(HAND_CARDS))
 
 

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from loom.engine.moorea.cards import CARDS, COMMODITIES, FISH, HAND_CARDS, NET, PRODUCTS, TOOLS
+from loom.engine.moorea.cards import CARDS, FISH, HAND_CARDS, N_COMMODITIES, NET, PRODUCTS, TOOLS
 from loom.engine.moorea.state import MooreaState, counts, product_payments, sites_of
 
 SITE_COMMODITIES = frozenset(p.produces for p in PRODUCTS if p.produces >= 0)
-N_COMMODITIES = len(COMMODITIES)
 
 # --- The stall rule (docs/log-format.md, Moorea) ------------------------------------------------------------------
 

@@ -8,16 +8,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from loom.engine.moorea.cards import BASKET, CARDS, COMMODITIES, FISH, HAND_CARDS, PRODUCTS, SPEAR, TOOLS, Product
+from loom.engine.moorea.cards import BASKET, CARDS, FISH, HAND_CARDS, N_COMMODITIES, PRODUCTS, SPEAR, TOOLS, Product
 from loom.engine.state import evolver
 
 DRAW, SECOND_DRAW, ACTION, DISCARD = range(4)
-PHASES = ("draw", "second draw", "action", "discard")
-
-
-DRAW, SECOND_DRAW, ACTION, DISCARD = range(4)
-
-
 PHASES = ("draw", "second draw", "action", "discard")
 
 
@@ -90,7 +84,6 @@ def set_at(row: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
 # net's fish stands in for any commodity of a product's cost, never for intermediate products, tools or stores).
 # A payment is a multiset of hand-card codes, held as a count per code.
 
-N_COMMODITIES = len(COMMODITIES)
 N_CODES = len(HAND_CARDS)
 
 
