@@ -12,6 +12,7 @@ import typer
 from rich.console import Console
 
 from loom.events.base import LoomError
+from loom.replay.readers import open_reading
 from loom.replay.store import DEFAULT_DB, Store
 from loom.replay.workers import Stopped
 
@@ -52,8 +53,16 @@ def fails_cleanly(fn: F) -> F:
 
 
 def open_store(db: Path | None, *, read_only: bool = False, threads: int | None = None) -> Store:
-    """The store at --db; `threads` for DuckDB (analytics use every core)."""
-    return Store.open(db, read_only=read_only, threads=threads)
+    """The store at --db; `threads` for DuckDB (analytics use every core).
+
+    To read a file a running server holds, the copy it publishes is opened instead, and one line says so; a write
+    is refused with the file's one-line locked error."""
+    if not read_only:
+        return Store.open(db, threads=threads)
+    reading = open_reading(db, threads=threads)
+    if reading.note:
+        err.print(reading.note, markup=False)
+    return reading.store
 
 
 def write_page(path: Path, html: str) -> None:

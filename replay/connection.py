@@ -33,6 +33,14 @@ class StoreError(LoomError):
     """The database cannot be opened or written: locked, missing, not a Loom database."""
 
 
+class StoreLocked(StoreError):
+    """The file is held for writing by another process (DuckDB lets one process hold a file, readers too)."""
+
+    def __init__(self, message: str, pid: int | None) -> None:
+        super().__init__(message)
+        self.pid = pid
+
+
 class ConcurrencyError(LoomError):
     """An append expected a sequence number that another writer has already moved past."""
 
@@ -177,9 +185,11 @@ def friendly(error: duckdb.Error, path: str) -> StoreError:
     """A database error as one line a user can act on."""
     text = str(error)
     if "Could not set lock" in text:
-        pid = re.search(r"PID (\d+)", text)
-        owner = f" (pid {pid.group(1)})" if pid else ""
-        return StoreError(f"database {path} is locked by another process{owner}; wait for it to finish and retry")
+        found = re.search(r"PID (\d+)", text)
+        pid = int(found.group(1)) if found else None
+        owner = f" (pid {pid})" if pid else ""
+        message = f"database {path} is locked by another process{owner}; wait for it to finish and retry"
+        return StoreLocked(message, pid)
     if "not a valid DuckDB database" in text:
         return StoreError(f"{path} is not a DuckDB database")
     if "No such file or directory" in text or "Cannot open file" in text:

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from loom.replay.readers import PUBLISH_EVERY, Publisher
 from loom.replay.replay import Position, position
 from loom.replay.store import GameInfo, Store
 
@@ -22,7 +23,7 @@ LATEST = 512
 class Database:
     """The store of a running server."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, *, publish_every: float = PUBLISH_EVERY) -> None:
         self.store = Store.open(path)
         self.path = self.store.path
         self._local = threading.local()
@@ -32,6 +33,8 @@ class Database:
         self._write = threading.Lock()
         self._latest: OrderedDict[int, tuple[GameInfo, Any]] = OrderedDict()
         self._latest_lock = threading.Lock()
+        # Other processes cannot open the file while this one holds it: they read the copy published beside it.
+        self.publisher = Publisher.start(self.store, every=publish_every)
 
     def reader(self) -> Store:
         """This thread's store, on its own cursor."""
@@ -47,7 +50,11 @@ class Database:
     def writer(self) -> Iterator[Store]:
         """The store to write with, held by one thread at a time."""
         with self._write:
-            yield self.reader()
+            try:
+                yield self.reader()
+            finally:
+                if self.publisher is not None:
+                    self.publisher.changed()  # never waits: the copy is made on the publisher's thread
 
     def latest(self, game_id: int) -> tuple[GameInfo, Any]:
         """The game's row and its state after its last event: from memory, else read and kept.
@@ -81,11 +88,14 @@ class Database:
             self._latest.pop(game_id, None)
 
     def close(self) -> None:
-        """Close every cursor and the connection; the file is unlocked. Closing again does nothing."""
+        """Stop publishing (the readers' copy is removed), close every cursor and the connection; the file is
+        unlocked. Closing again does nothing."""
         with self._cursors_lock:
             if self._closed:
                 return
             self._closed = True
+            if self.publisher is not None:
+                self.publisher.stop()  # before the connection closes: its last copy may be under way
             for store in self._cursors:
                 store.close()
             self._cursors.clear()
