@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 import stat
 import threading
 import time
@@ -39,8 +40,9 @@ def readers_path(path: str | Path) -> Path:
     return file.with_name(f"{file.stem}.readers{file.suffix}" if file.suffix else f"{file.name}.readers")
 
 
-def _partial(copy: Path) -> Path:
-    """The file a copy is written to before it is renamed into place."""
+def _aside(copy: Path) -> Path:
+    """The folder, beside the copy and readable by its owner only, where a copy is written before it is renamed into
+    place: no one reads a half-written copy, nor a whole one before it has the database's permissions."""
     return copy.with_name(f".{copy.name}.partial")
 
 
@@ -57,8 +59,10 @@ def _quoted(text: str, quote: str) -> str:
 
 def publish(db: Connection, copy: Path) -> None:
     """Copy the database of `db` to `copy`, whole: written aside, then renamed over the previous copy."""
-    partial = _partial(copy)
-    _remove(partial)  # left by a publisher that was killed half-way
+    aside = _aside(copy)
+    shutil.rmtree(aside, ignore_errors=True)  # left by a publisher that was killed half-way
+    aside.mkdir(mode=0o700)
+    partial = aside / copy.name
     try:
         name = db.one("SELECT current_database()")[0]
         db.run(f"ATTACH {_quoted(str(partial), chr(39))} AS {_ALIAS}")
@@ -70,9 +74,8 @@ def publish(db: Connection, copy: Path) -> None:
         # Whoever may not read the database may not read its copy either: it holds every hidden card.
         os.chmod(partial, stat.S_IMODE(os.stat(db.path).st_mode))
         os.replace(partial, copy)
-    except BaseException:
-        _remove(partial)
-        raise
+    finally:
+        shutil.rmtree(aside, ignore_errors=True)
 
 
 class Publisher:
@@ -128,7 +131,7 @@ class Publisher:
         self._changed.set()
         self._thread.join()
         _remove(self.copy)
-        _remove(_partial(self.copy))
+        shutil.rmtree(_aside(self.copy), ignore_errors=True)
 
 
 @dataclass(frozen=True, slots=True)
