@@ -171,12 +171,13 @@ class Connection:
     def written(self, *, conflict: str | None = None) -> Iterator[None]:
         """A transaction whose database errors are StoreErrors that say their cause, never a traceback.
 
-        With `conflict`, a key written twice (another writer got there first) is a ConcurrencyError saying it."""
+        With `conflict`, another writer getting there first (a key written twice, or a row it updated and this
+        transaction updates too) is a ConcurrencyError saying it."""
         try:
             with self.transaction():
                 yield
         except duckdb.Error as error:
-            if conflict is not None and isinstance(error, duckdb.ConstraintException):
+            if conflict is not None and (isinstance(error, duckdb.ConstraintException) or _lost_race(error)):
                 raise ConcurrencyError(conflict) from None
             raise friendly(error, self.path) from None
 
@@ -208,7 +209,7 @@ def _is_empty_file(path: str) -> bool:
 
 
 def _lost_race(error: duckdb.Error) -> bool:
-    """Whether a failed COMMIT lost to another writer: a write-write conflict, or the same key written first."""
+    """Whether a statement or COMMIT lost to another writer: a write-write conflict, or the same key written first."""
     text = str(error).lower()
     return isinstance(error, duckdb.TransactionException) and ("conflict" in text or "constraint" in text)
 

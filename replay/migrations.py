@@ -10,7 +10,10 @@ import duckdb
 from loom.replay import queries
 from loom.replay.connection import Connection, StoreError, friendly
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
+READABLE = ("2", str(SCHEMA_VERSION))
+"""Versions a read-only store opens as they are: schema 3 differs from 2 only by the events' key index, which no read
+needs, so a reader never has to migrate (nor wait for the writer that would)."""
 
 
 def ensure_schema(db: Connection, read_only: bool) -> None:
@@ -32,9 +35,9 @@ def ensure_schema(db: Connection, read_only: bool) -> None:
     if not rows:
         raise foreign  # Loom writes its schema version in the transaction that creates its tables
     version = rows[0][0]
-    if version == "1" and not read_only:
-        _upgrade_from_1(db)
-    elif version != str(SCHEMA_VERSION):
+    if version in ("1", "2") and not read_only:
+        _upgrade(db, version)
+    elif version not in READABLE:
         raise StoreError(f"{db.path} has schema version {version}; this Loom reads {SCHEMA_VERSION}")
     if not read_only and db.one(queries.SEATLESS_GAMES)[0]:
         repair_branch_seats(db)
@@ -50,15 +53,32 @@ def _create(db: Connection) -> None:
         db.run(queries.VIEWS)
 
 
-def _upgrade_from_1(db: Connection) -> None:
-    """Schema 2 adds the per-turn and analysis projections; `logs rebuild` fills them for games already stored."""
+def _upgrade(db: Connection, version: str) -> None:
+    """Bring a store of schema 1 or 2 to SCHEMA_VERSION in one transaction: all of it or none.
+
+    Schema 2 added the per-turn and analysis projections (`logs rebuild` fills them for games already stored);
+    schema 3 keeps the events without their key index, rewritten in (game_id, seq) order."""
     from loom.replay.schema import create_tables
 
     with db.written():
-        present = {name for (name,) in db.run(queries.TABLE_NAMES)}
-        for statement in create_tables(leave_out=present):
-            db.run(statement)
+        if version == "1":
+            present = {name for (name,) in db.run(queries.TABLE_NAMES)}
+            for statement in create_tables(leave_out=present):
+                db.run(statement)
+        _drop_event_key(db)
         db.run(queries.SET_SCHEMA_VERSION, [str(SCHEMA_VERSION)])
+
+
+def _drop_event_key(db: Connection) -> None:
+    """Rebuild the events table from the schema's one definition, without a key, its rows sorted by (game, seq)."""
+    from loom.replay.schema import create_tables
+
+    db.run(queries.RENAME_OLD_EVENTS)
+    others = {name for (name,) in db.run(queries.TABLE_NAMES)} - {"events"}
+    for statement in create_tables(leave_out=others):
+        db.run(statement)
+    db.run(queries.COPY_OLD_EVENTS)
+    db.run(queries.DROP_OLD_EVENTS)
 
 
 def repair_branch_seats(db: Connection) -> None:

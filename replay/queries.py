@@ -11,6 +11,11 @@ TABLE_NAMES = "SELECT table_name FROM duckdb_tables()"
 TABLE_EXISTS = "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'meta'"
 USER_TABLES = "SELECT (SELECT count(*) FROM duckdb_tables()) + (SELECT count(*) FROM duckdb_views() WHERE NOT internal)"
 
+# Schema 2 to 3: the events table rebuilt without its key index, sorted so that zonemaps find a game's rows.
+RENAME_OLD_EVENTS = "ALTER TABLE events RENAME TO events_keyed"
+COPY_OLD_EVENTS = "INSERT INTO events BY NAME SELECT * FROM events_keyed ORDER BY game_id, seq"
+DROP_OLD_EVENTS = "DROP TABLE events_keyed"
+
 NEXT_GAME_ID = "SELECT coalesce(max(id), 0) + 1 FROM games"
 
 # Whole rows of a table, read into the named records of replay/records.py by column name.

@@ -45,7 +45,9 @@ class SeatRow(SQLModel, table=True):
 
 
 class EventRow(SQLModel, table=True):
-    """An immutable fact. A branch stores only the events after its fork; seq continues the parent's numbering."""
+    """An immutable fact. A branch stores only the events after its fork; seq continues the parent's numbering.
+
+    Stored without a key index (see UNKEYED): (game_id, seq) is unique because the writer makes it so."""
 
     __tablename__ = "events"
     game_id: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False})
@@ -149,9 +151,14 @@ TABLES = (
 )  # fmt: skip
 
 
-UNKEYED = frozenset({"turn_facts", "game_facts"})
-"""Projections written in bulk and read by scans and joins: a key index would take more room than their rows and
-slow every insert, so they are created without one (the classes name a key only because the ORM wants one)."""
+UNKEYED = frozenset({"events", "turn_facts", "game_facts"})
+"""Tables created without a key index (the classes name a key only because the ORM wants one).
+
+The projections are written in bulk and read by scans and joins: a key index would take more room than their rows
+and slow every insert. The events are written in (game_id, seq) order, so DuckDB's zonemaps (min and max per row
+group) find a game's rows without an index; the key they would protect, one event per (game, seq), is kept by the
+writer: an append moves the game's last_seq from the seq it expected, in the transaction that writes its events
+(replay/writing.py). An index on events cost about 15 bytes an event, more than the rest of the row."""
 
 
 def create_tables(leave_out: Collection[str] = ()) -> list[str]:

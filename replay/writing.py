@@ -22,6 +22,10 @@ def add_games(db: Connection, new: Sequence[NewGame]) -> list[int]:
     """Store new games with their events, snapshots and results in one transaction; their ids in order."""
     if not all(g.seats for g in new):
         raise ValueError("every game is stored with its seats")  # a bug, not the user's: a seatless game breaks all
+    for g in new:  # the events have no key index to refuse a seq twice: the writer does (a bug, not the user's)
+        start = (g.fork_seq or 0) + 1
+        if g.events.seq != list(range(start, start + len(g.events))):
+            raise ValueError(f"a new game's events must be numbered from {start} without gaps")
     with db.written():
         first = db.run(queries.NEXT_GAME_ID)[0][0]
         ids = list(range(first, first + len(new)))
@@ -56,7 +60,10 @@ def append(
             raise ConcurrencyError(
                 f"game {game_id} is at event {current[0][0]}, not {expected_seq}; reload it and try again"
             )
-        db.run(queries.UPDATE_PROGRESS, [last, turns, status, game_id, expected_seq])
+        # This update is what keeps one event per (game, seq), the events having no key: of two appends expecting
+        # the same seq, the second finds last_seq moved (or DuckDB refuses its update of the row: a conflict).
+        if db.run(queries.UPDATE_PROGRESS, [last, turns, status, game_id, expected_seq])[0][0] != 1:
+            raise ConcurrencyError(f"game {game_id} was appended to by another writer; nothing was written")
         _insert_events(db, [game_id] * len(events), events)
         if snapshots:
             _insert_snapshots(db, [game_id] * len(snapshots), snapshots, game_row(db, game_id).rules_version)

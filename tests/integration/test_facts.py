@@ -67,7 +67,7 @@ def test_a_database_of_schema_1_gains_the_new_projections_when_opened(tmp_path: 
         old.con.execute("DROP TABLE turn_facts; DROP TABLE game_facts; DROP TABLE win_chances; DROP TABLE key_moments")
         old.con.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
     with Store.open(path) as upgraded:
-        assert rows(upgraded, "SELECT value FROM meta WHERE key = 'schema_version'") == [("2",)]
+        assert rows(upgraded, "SELECT value FROM meta WHERE key = 'schema_version'") == [("3",)]
         assert rebuild(upgraded) == 1
         assert rows(upgraded, "SELECT count(*) FROM turn_facts")[0][0] > 0
 
@@ -88,4 +88,4 @@ def test_a_live_game_appended_action_by_action_gets_the_facts_a_rebuild_gives(st
 def test_the_facts_tables_carry_no_key_index(store: Store) -> None:
     keyed = rows(store, "SELECT table_name FROM duckdb_constraints() WHERE constraint_type = 'PRIMARY KEY'")
     assert {name for (name,) in keyed}.isdisjoint({"turn_facts", "game_facts"})
-    assert {"events", "results"} <= {name for (name,) in keyed}
+    assert {"games", "results"} <= {name for (name,) in keyed}
