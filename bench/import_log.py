@@ -4,7 +4,8 @@ The log holds many three-player Motto games (greedy, random, random), one header
 `replay.logfile.export_lines`. It is generated once (simulate into a temporary store, export every game) and cached
 under bench/out/cache/, or taken from `--log`, or exported from an existing store with `--from-db`. Then:
 
-  * end to end: `replay.logfile.import_file(store, file)` into a fresh store, events per second (target 100,000/s);
+  * end to end: `replay.logfile.import_file(store, file)` into a fresh store, events per second (target 100,000/s),
+    and the peak resident memory of this process during it (the import streams: it should not grow with --events);
   * the split, on another fresh store: `read_games(file)` (parse + rule validation + rows) vs `Store.add_games`;
   * for reference, JSON parsing alone (every line through the same JSON library the importer uses).
 
@@ -26,6 +27,7 @@ import inspect  # noqa: E402
 import itertools  # noqa: E402
 import json  # noqa: E402
 import os  # noqa: E402
+import resource  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Iterator  # noqa: E402
 from typing import Any  # noqa: E402
@@ -122,6 +124,26 @@ def head(path: Path, events: int) -> Iterator[str]:
             yield line
 
 
+def reset_peak() -> bool:
+    """Start this process's peak resident memory afresh (Linux 4.0+: clear_refs 5); whether that was possible."""
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+    except OSError:
+        return False
+    return True
+
+
+def peak_resident() -> int:
+    """Bytes: the peak resident memory of this process since `reset_peak` (else since it started)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # KiB on Linux
+
+
 def main() -> None:
     p = parser(NAME, __doc__.split("\n\n")[0])
     p.add_argument("--events", type=int, default=None, help="events in the log (default 1,000,000; --quick: 20,000)")
@@ -203,8 +225,10 @@ def run(args: Any, tmp: Path, log: Path, games: int, events: int, size: int, gen
     t_import, t_close = Timer(), Timer()
     with log.open(encoding="utf-8") as file:
         store = Store.open(tmp / "import.duckdb")
+        resident = peak_resident() if reset_peak() else 0
         with t_import:
             ids = import_file(store, file, **import_kwargs(args.workers))
+        peak = peak_resident()
         with t_close:
             store.close()
     if len(ids) != games:
@@ -275,6 +299,13 @@ def run(args: Any, tmp: Path, log: Path, games: int, events: int, size: int, gen
     report.add("time", t_import.seconds, "s", key="import_s")
     report.add("rate", rate, "events/s", f"target {TARGET:,}/s: {met}", key="import_events_per_s")
     report.add("rate", games / t_import.seconds, "games/s", key="import_games_per_s")
+    report.add(
+        "peak resident memory",
+        peak / 2**20,
+        "MiB",
+        f"this process, {resident / 2**20:,.0f} MiB before the import" if resident else "this process since it started",
+        key="import_peak_rss_mib",
+    )
     report.add(
         "close (checkpoint)",
         t_close.seconds,

@@ -12,12 +12,17 @@ from __future__ import annotations
 import os
 import signal
 import threading
-from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from contextlib import contextmanager, suppress
 from multiprocessing import Pipe, get_context
 from multiprocessing.connection import Connection
 from types import FrameType
+from typing import TypeVar
+
+Item = TypeVar("Item")
+Result = TypeVar("Result")
 
 
 class Stopped(KeyboardInterrupt):
@@ -49,6 +54,39 @@ def worker_pool(workers: int) -> Iterator[ProcessPoolExecutor]:
         finally:
             held.close()
             lifeline.close()
+
+
+def in_order(pool: Executor, work: Callable[[Item], Result], items: Iterable[Item], window: int) -> Iterator[Result]:
+    """`work` of each item, in order, with at most `window` items in the pool whose results are not yet taken.
+
+    Unlike `pool.map`, which takes every item at once, this takes the next item only when a result is taken, so a
+    large file is read as fast as it is stored, and never queued whole. As with `map`, an error taking an item (a bad
+    line of the file) comes after the results of the items before it.
+    """
+    source = iter(items)
+    pending: deque[Future[Result]] = deque()
+    failure: Exception | None = None
+    exhausted = False
+    try:
+        while True:
+            while not exhausted and len(pending) < max(window, 1):
+                try:
+                    item = next(source)
+                except StopIteration:
+                    exhausted = True
+                    break
+                except Exception as error:  # noqa: BLE001  # raised in its turn, once the items before it are done
+                    failure, exhausted = error, True
+                    break
+                pending.append(pool.submit(work, item))
+            if not pending:
+                break
+            yield pending.popleft().result()
+    finally:
+        for future in pending:  # left early (an error, Ctrl-C): the work not yet begun is dropped
+            future.cancel()
+    if failure is not None:
+        raise failure
 
 
 @contextmanager

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from loom.events.base import MAX_LINE
 from loom.replay.logfile import LogError, export_lines, import_file, read_games
 from loom.replay.store import Store
 
@@ -132,5 +135,52 @@ def test_a_bad_line_in_a_later_chunk_leaves_the_database_untouched(
     lines = [line for game_id in motto_ids for line in export_lines(store, game_id)]
     lines[-3] = "{not json"
     with pytest.raises(LogError, match=f"line {len(lines) - 2}: not JSON"):
+        import_file(store, io.StringIO("\n".join(lines) + "\n"), workers=2)
+    assert len(store.games(limit=1000)) == len(motto_ids)
+
+
+@pytest.mark.parametrize(("workers", "window"), [(1, 2), (2, 2 * 2)])
+def test_an_import_reads_the_file_at_most_a_window_of_chunks_ahead_of_what_it_stored(
+    store: Store, motto_ids: list[int], monkeypatch: pytest.MonkeyPatch, workers: int, window: int
+) -> None:
+    """Twelve games of one chunk each: the file is never read (nor queued) whole before it is stored.
+
+    In one process, the first two chunks are read to see whether the file is worth a pool; then one at a time."""
+    from loom.replay import logfile
+
+    monkeypatch.setattr(logfile, "CHUNK_LINES", 1)  # each game a chunk of its own
+    monkeypatch.setattr(logfile, "WINDOW", 2)
+    lines = [line for game_id in motto_ids * 2 for line in export_lines(store, game_id)]
+    read = stored = 0
+    ahead: list[int] = []
+    chunks, add_games = logfile.game_chunks, store.add_games
+
+    def counted_chunks(file: Any, size: int) -> Iterator[tuple[int, list[str]]]:
+        nonlocal read
+        for chunk in chunks(file, size):
+            read += 1
+            ahead.append(read - stored)
+            yield chunk
+
+    def counted_add(games: Any) -> list[int]:
+        nonlocal stored
+        stored += 1
+        return add_games(games)
+
+    monkeypatch.setattr(logfile, "game_chunks", counted_chunks)
+    monkeypatch.setattr(store, "add_games", counted_add)
+    ids = import_file(store, io.StringIO("\n".join(lines) + "\n"), workers=workers)
+    assert (len(ids), read, stored) == (12, 12, 12)
+    assert max(ahead) == window
+
+
+def test_a_bad_line_in_an_earlier_chunk_is_named_before_a_too_long_line_read_later(
+    store: Store, motto_ids: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("loom.replay.logfile.CHUNK_LINES", 1)
+    lines = [line for game_id in motto_ids for line in export_lines(store, game_id)]
+    lines[3] = "{not json"
+    lines[-2] = "x" * (MAX_LINE + 10)
+    with pytest.raises(LogError, match="line 4: not JSON"):
         import_file(store, io.StringIO("\n".join(lines) + "\n"), workers=2)
     assert len(store.games(limit=1000)) == len(motto_ids)
