@@ -83,10 +83,12 @@ def lineage(db: Connection, info: GameInfo) -> list[Segment]:
         info = game_row(db, info.parent_id)
 
 
-def load(db: Connection, game_id: int, *, after: int = 0, upto: int | None = None) -> list[Event]:
-    """The game's events with seq in (after, upto], its parents' prefix included."""
+def load(
+    db: Connection, game_id: int, *, after: int = 0, upto: int | None = None, info: GameInfo | None = None
+) -> list[Event]:
+    """The game's events with seq in (after, upto], its parents' prefix included; `info` is its row, if known."""
     out: list[Event] = []
-    for owner, lo, hi in lineage(db, game_row(db, game_id)):
+    for owner, lo, hi in lineage(db, info or game_row(db, game_id)):
         lo, hi = max(lo, after), hi if upto is None else min(hi, upto)
         if lo >= hi:
             continue

@@ -40,7 +40,8 @@ def fold(game: Game, events: Iterable[Event], state: Any = None) -> Any:
 def position(store: Store, game_id: int, *, turn: int | None = None, seq: int | None = None) -> Position:
     """The state at the start of `turn` (DESIGN.md contract 5), after event `seq`, or at the end.
 
-    Read in one query: the newest snapshot before that point and the events after it.
+    Read in one query, the events up to that point, after the game's row (kept by a read-only store once read) and,
+    in a game longer than 2 * SNAPSHOT_EVERY events, the newest snapshot before that point.
     """
     info = store.game_row(game_id)
     game = get_game(info.game)

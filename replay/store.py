@@ -67,12 +67,20 @@ __all__ = [
 ]
 
 
+ROWS_KEPT = 10_000
+"""Game rows a read-only store keeps (a few MB) before it forgets them all."""
+
+
 class Store:
     """A Loom database. One connection per process; `cursor()` gives another thread its own store."""
 
-    def __init__(self, db: Connection) -> None:
+    def __init__(self, db: Connection, *, read_only: bool = False) -> None:
         self.db = db
         self.path = db.path
+        # A read-only store's games cannot change while it is open (DuckDB locks the file against every writer), so
+        # their rows are kept: a replayed position then costs one query, not two. A writable store never caches: the
+        # service writes through other cursors of the same database.
+        self.rows: dict[int, GameInfo] | None = {} if read_only else None
 
     @classmethod
     def open(cls, path: str | Path | None = None, *, read_only: bool = False, threads: int | None = None) -> Store:
@@ -90,11 +98,11 @@ class Store:
         threads = threads or (1 if read_only else None)
         if threads:
             db.set_threads(threads)
-        return cls(db)
+        return cls(db, read_only=read_only and db.path != MEMORY)
 
     def cursor(self) -> Store:
         """The same database on a connection of its own, for another thread."""
-        return Store(self.db.cursor())
+        return Store(self.db.cursor(), read_only=self.rows is not None)
 
     @property
     def con(self) -> duckdb.DuckDBPyConnection:
@@ -124,8 +132,15 @@ class Store:
         return reading.game(self.db, game_id)
 
     def game_row(self, game_id: int) -> GameInfo:
-        """The game with this id, without its seats (one query); UnknownGameId if none."""
-        return reading.game_row(self.db, game_id)
+        """The game with this id, without its seats (one query, none for a game a read-only store has read before)."""
+        if self.rows is None:
+            return reading.game_row(self.db, game_id)
+        info = self.rows.get(game_id)
+        if info is None:
+            if len(self.rows) >= ROWS_KEPT:
+                self.rows.clear()  # a bound on memory: a long-lived reader of many games starts again
+            info = self.rows[game_id] = reading.game_row(self.db, game_id)
+        return info
 
     def games(self, game: str | None = None, limit: int = 20) -> list[GameInfo]:
         """The newest games first, optionally of one game kind (seats not loaded)."""
@@ -164,7 +179,7 @@ class Store:
 
     def load(self, game_id: int, *, after: int = 0, upto: int | None = None) -> list[Event]:
         """The game's events with seq in (after, upto], its parents' prefix included."""
-        return reading.load(self.db, game_id, after=after, upto=upto)
+        return reading.load(self.db, game_id, after=after, upto=upto, info=self.game_row(game_id))
 
     def read_position(
         self, info: GameInfo, bound: str, limit: int, rules_version: int
