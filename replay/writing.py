@@ -57,6 +57,8 @@ class _Staging(Connection):
 
 def begin_staging(db: Connection) -> int:
     """Make empty staging tables (dropping any left by a crash); the first id the staged games will have."""
+    if db.depth:
+        raise ValueError("an import commits batch by batch: it cannot run inside a transaction")  # a bug
     with db.written():
         drop_staging(db)
         for table in queries.STAGED:
