@@ -6,6 +6,7 @@ Import checks every event against the rules and stores a file's games all or not
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import os
@@ -22,11 +23,12 @@ from loom.engine.registry import get_game
 from loom.events.base import MAX_DEPTH, MAX_LINE, MAX_TEXT, GameStarted, LoomError, started
 from loom.events.fields import shown
 from loom.events.parsing import parse_event
+from loom.replay import writing
 from loom.replay.facts import FactTaker
 from loom.replay.projections import result_rows
 from loom.replay.recorder import event_rows, status_of
 from loom.replay.snapshots import SnapshotTaker
-from loom.replay.store import NewGame, Seat, Store
+from loom.replay.store import NewGame, Seat, Store, StoreError
 from loom.replay.workers import in_order, worker_pool
 
 FORMAT = "loom-log"
@@ -228,12 +230,14 @@ def _read_chunk(chunk: tuple[int, list[str]]) -> list[NewGame]:
 
 
 def import_file(store: Store, file: IO[str], workers: int | None = None) -> list[int]:
-    """Read, check and store every game of a log file in one transaction; the new ids.
+    """Read, check and store every game of a log file, all or nothing; the new ids.
 
     Large files are checked by several processes at once (one per core unless `workers` says otherwise) while
     this one stores what they have checked; a bad line anywhere still leaves the database untouched.
     The file streams: it is read a chunk at a time, at most WINDOW chunks per worker ahead of what is stored, and
-    each chunk's games are stored as soon as they are checked: nothing in this process holds the whole file.
+    each chunk's games are committed as soon as they are checked into staging tables no reader sees; once the whole
+    file is checked they move into the real tables in one transaction. Neither this process nor DuckDB (whose open
+    transaction would otherwise hold about 200 bytes per event until the commit) holds the whole file.
     """
     workers = workers or os.cpu_count() or 1
     chunks = game_chunks(file, CHUNK_LINES)
@@ -242,16 +246,20 @@ def import_file(store: Store, file: IO[str], workers: int | None = None) -> list
         raise LogError("the file holds no game")
     second = next(chunks, None)
     every = itertools.chain(filter(None, (first, second)), chunks)
-    ids: list[int] = []
-    # What still grows with the file is DuckDB's own: about 200 bytes per event of an open transaction stay in its
-    # memory until the commit (duckdb 2.0.1, measured; not bounded by its memory_limit), so a file's all or nothing
-    # costs memory in proportion to its size until the store stages an import outside the transaction.
-    with store.transaction():
+    db = store.db
+    next_id = first_id = writing.begin_staging(db)
+    try:
         if second is None or workers == 1:
-            for games in map(_read_chunk, every):
-                ids += store.add_games(games)
-            return ids
-        with worker_pool(workers) as pool:
-            for games in in_order(pool, _read_chunk, every, WINDOW * workers):
-                ids += store.add_games(games)
-    return ids
+            checked: Iterable[list[NewGame]] = map(_read_chunk, every)
+            for games in checked:
+                next_id += len(writing.stage_games(db, games, next_id))
+        else:
+            with worker_pool(workers) as pool:
+                for games in in_order(pool, _read_chunk, every, WINDOW * workers):
+                    next_id += len(writing.stage_games(db, games, next_id))
+        writing.move_staged(db, first_id)
+    except BaseException:
+        with contextlib.suppress(StoreError):  # if even this fails, the next writable open drops them
+            writing.drop_staging(db)  # a refusal stores nothing
+        raise
+    return list(range(first_id, next_id))

@@ -41,6 +41,10 @@ def ensure_schema(db: Connection, read_only: bool) -> None:
         raise StoreError(f"{db.path} has schema version {version}; this Loom reads {SCHEMA_VERSION}")
     if not read_only and db.one(queries.SEATLESS_GAMES)[0]:
         repair_branch_seats(db)
+    if not read_only and db.all(queries.STAGING_TABLES):
+        from loom.replay.writing import drop_staging
+
+        drop_staging(db)  # an import a crash interrupted: its staged games were never the store's
 
 
 def _create(db: Connection) -> None:

@@ -4,22 +4,27 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from loom.replay import queries
 from loom.replay.columns import arrow_table
-from loom.replay.connection import ConcurrencyError, Connection
+from loom.replay.connection import ConcurrencyError, Connection, StoreError
 from loom.replay.facts import Facts
 from loom.replay.projection_tables import insert_facts, insert_results, merged, results_of
 from loom.replay.reading import UnknownGameId, game_row
 from loom.replay.records import EventColumns, NewGame, ResultInfo
 from loom.replay.snapshots import Snapshot
 
+if TYPE_CHECKING:
+    import pyarrow as pa
+
 EVENT_FIELDS = ("seq", "turn", "actor", "type", "version", "payload")
 
 
-def add_games(db: Connection, new: Sequence[NewGame]) -> list[int]:
-    """Store new games with their events, snapshots and results in one transaction; their ids in order."""
+def add_games(db: Connection, new: Sequence[NewGame], *, first_id: int | None = None) -> list[int]:
+    """Store new games with their events, snapshots and results in one transaction; their ids in order.
+
+    The ids follow the store's last unless `first_id` says where they start (an import's staging, reserved)."""
     if not all(g.seats for g in new):
         raise ValueError("every game is stored with its seats")  # a bug, not the user's: a seatless game breaks all
     for g in new:  # the events have no key index to refuse a seq twice: the writer does (a bug, not the user's)
@@ -27,10 +32,65 @@ def add_games(db: Connection, new: Sequence[NewGame]) -> list[int]:
         if g.events.seq != list(range(start, start + len(g.events))):
             raise ValueError(f"a new game's events must be numbered from {start} without gaps")
     with db.written():
-        first = db.run(queries.NEXT_GAME_ID)[0][0]
+        first = first_id if first_id is not None else db.run(queries.NEXT_GAME_ID)[0][0]
         ids = list(range(first, first + len(new)))
         _insert_games(db, ids, new)
     return ids
+
+
+# --- An import's staging: a file's games committed batch by batch where no reader looks, then moved at once --------
+
+
+class _Staging(Connection):
+    """The store's connection, its inserts of new rows going to the staging tables instead of the real ones."""
+
+    def __init__(self, db: Connection) -> None:
+        super().__init__(db.con, db.path)
+
+    def insert(self, name: str, sql: str, table: pa.Table) -> None:
+        """Insert the batch `name` (`new_<table>`) into the table's staging table."""
+        real = name.removeprefix("new_")
+        if sql != queries.insert_batch(real):
+            raise ValueError(f"an import stages only plain inserts of new rows, not {sql!r}")  # a bug, not the user's
+        super().insert(name, queries.insert_staged(real), table)
+
+
+def begin_staging(db: Connection) -> int:
+    """Make empty staging tables (dropping any left by a crash); the first id the staged games will have."""
+    if db.depth:
+        raise ValueError("an import commits batch by batch: it cannot run inside a transaction")  # a bug
+    with db.written():
+        drop_staging(db)
+        for table in queries.STAGED:
+            db.run(queries.create_staging(table))
+        first: int = db.run(queries.NEXT_GAME_ID)[0][0]
+    return first
+
+
+def stage_games(db: Connection, new: Sequence[NewGame], first_id: int) -> list[int]:
+    """Store new games in the staging tables, committed now but seen by no reader; their ids, from `first_id`."""
+    return add_games(_Staging(db), new, first_id=first_id)
+
+
+def move_staged(db: Connection, first_id: int) -> None:
+    """Move every staged row into the real tables and drop the staging tables, in one transaction: all or nothing."""
+    with db.written():
+        # One writer per file holds the file for the whole import (DuckDB's lock), so no game can take these ids
+        # meanwhile; were one to, the import stops rather than store two games under one id.
+        if db.run(queries.NEXT_GAME_ID)[0][0] != first_id:
+            raise StoreError(f"{db.path} was given new games during the import; nothing was imported")
+        for table in queries.STAGED:
+            db.run(queries.move_staged(table))
+        drop_staging(db)
+
+
+def drop_staging(db: Connection) -> None:
+    """Drop the staging tables and their rows: an import refused, or one a crash interrupted."""
+    with db.written():
+        present = {name for (name,) in db.run(queries.STAGING_TABLES)}
+        for table in queries.STAGED:
+            if f"staging_{table}" in present:
+                db.run(queries.drop_staging(table))
 
 
 def append(

@@ -146,14 +146,14 @@ def test_an_import_reads_the_file_at_most_a_window_of_chunks_ahead_of_what_it_st
     """Twelve games of one chunk each: the file is never read (nor queued) whole before it is stored.
 
     In one process, the first two chunks are read to see whether the file is worth a pool; then one at a time."""
-    from loom.replay import logfile
+    from loom.replay import logfile, writing
 
     monkeypatch.setattr(logfile, "CHUNK_LINES", 1)  # each game a chunk of its own
     monkeypatch.setattr(logfile, "WINDOW", 2)
     lines = [line for game_id in motto_ids * 2 for line in export_lines(store, game_id)]
     read = stored = 0
     ahead: list[int] = []
-    chunks, add_games = logfile.game_chunks, store.add_games
+    chunks, stage_games = logfile.game_chunks, writing.stage_games
 
     def counted_chunks(file: Any, size: int) -> Iterator[tuple[int, list[str]]]:
         nonlocal read
@@ -162,13 +162,13 @@ def test_an_import_reads_the_file_at_most_a_window_of_chunks_ahead_of_what_it_st
             ahead.append(read - stored)
             yield chunk
 
-    def counted_add(games: Any) -> list[int]:
+    def counted_stage(db: Any, games: Any, first_id: int) -> list[int]:
         nonlocal stored
         stored += 1
-        return add_games(games)
+        return stage_games(db, games, first_id)
 
     monkeypatch.setattr(logfile, "game_chunks", counted_chunks)
-    monkeypatch.setattr(store, "add_games", counted_add)
+    monkeypatch.setattr(writing, "stage_games", counted_stage)
     ids = import_file(store, io.StringIO("\n".join(lines) + "\n"), workers=workers)
     assert (len(ids), read, stored) == (12, 12, 12)
     assert max(ahead) == window
