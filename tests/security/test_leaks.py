@@ -37,7 +37,7 @@ from tests.security.walk import (
     readers,
     with_as,
 )
-from tests.service.client import Api, sse_messages
+from tests.service.client import read_stream, sse_messages
 
 FORKS = 4
 """Positions of each game at which branches are opened."""
@@ -108,23 +108,10 @@ def test_the_events_told_to_a_reader_carry_only_their_view(walk: Recorded) -> No
     found.done()
 
 
-def whole_stream(api: Api, path: str, token: str | None) -> str:
-    """The text of a finished game's stream, read until its `end` message (whole messages only)."""
-    headers = {"Authorization": f"Bearer {token}"} if token else {}
-    text = ""
-    with api.http.stream("GET", path, headers=headers, timeout=30) as stream:
-        assert stream.status_code == 200, stream.read()
-        for chunk in stream.iter_text():
-            text += chunk
-            if "event: end\n" in text and text.endswith("\n\n"):
-                break
-    return text
-
-
 def test_the_live_stream_tells_a_reader_only_their_view(walk: Recorded) -> None:
     api, found = api_of(walk), Findings("API reads")
     for viewer in readers(walk):
-        text = whole_stream(api, "/games/1/stream?after=0", walk.token(viewer))
+        text = read_stream(api, "/games/1/stream?after=0", walk.token(viewer), last_seq=-1)  # to its end
         told = [data for kind, data in sse_messages(text) if kind == "event"]
         check_told_events(found, walk, f"{walk.name} stream as {viewer}", told, viewer)
     found.done()
