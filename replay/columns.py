@@ -109,3 +109,27 @@ def pick(table: str, wanted: tuple[str, ...]) -> str:
     if unknown:
         raise ValueError(f"{table} has no column {sorted(unknown)[0]}")
     return ", ".join(wanted)
+
+
+@dataclass(frozen=True, slots=True)
+class Batch:
+    """New games' rows, ready for the writer: an Arrow table per table, the game ids numbered from 0.
+
+    Made where the games are checked (a worker process), it crosses to the writer as Arrow buffers, not as Python
+    objects to pickle and transpose; the writer numbers the games (`numbered`) once it knows their first id."""
+
+    games: int
+    tables: dict[str, pa.Table]
+
+    def numbered(self, first_id: int) -> dict[str, pa.Table]:
+        """Each table's rows with the games' ids from `first_id` (`id` of games, `game_id` of the others)."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        numbered = {}
+        for name, table in self.tables.items():
+            key = "id" if name == "games" else "game_id"
+            at = table.schema.get_field_index(key)
+            shift = pa.scalar(first_id, table.schema.field(key).type)
+            numbered[name] = table.set_column(at, key, pc.add(table.column(key), shift))
+        return numbered

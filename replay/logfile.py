@@ -10,8 +10,9 @@ import contextlib
 import itertools
 import json
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 from random import SystemRandom
 from typing import IO, Any
 
@@ -24,9 +25,11 @@ from loom.events.base import MAX_DEPTH, MAX_LINE, MAX_TEXT, GameStarted, LoomErr
 from loom.events.fields import shown
 from loom.events.parsing import parse_event
 from loom.replay import writing
-from loom.replay.facts import FactTaker
+from loom.replay.columns import Batch, arrow_table
+from loom.replay.projection_tables import by_column, results_of
 from loom.replay.projections import result_rows
 from loom.replay.recorder import event_rows, status_of
+from loom.replay.records import StoredResult
 from loom.replay.snapshots import SnapshotTaker
 from loom.replay.store import NewGame, Seat, Store, StoreError
 from loom.replay.workers import in_order, worker_pool
@@ -72,10 +75,6 @@ class _Reading:
     state: Any = None
     steps: list[Step] = field(default_factory=list)
     snapshots: SnapshotTaker = field(default_factory=lambda: SnapshotTaker(0))
-    facts: FactTaker = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.facts = FactTaker(self.game, 0)
 
 
 def _header(data: dict[str, Any], number: int) -> _Reading:
@@ -123,11 +122,7 @@ def _event(reading: _Reading, data: dict[str, Any], number: int) -> None:
         envelope, payload = parse_event(data, game.name)
         if not reading.steps and isinstance(payload, GameStarted) and payload.seed is None:
             payload = replace(payload, seed=SystemRandom().getrandbits(48))
-        before = reading.state
-        reading.state, step = record(game, before, payload)
-        if step.actor is not None:  # in a log, each seat event is one decision
-            reading.facts.decided(step.turn, step.actor, len(game.legal_actions(before)))
-        reading.facts.recorded(before, step, reading.state)
+        reading.state, step = record(game, reading.state, payload)
     except LoomError as error:
         raise LogError(f"line {number}: {error}") from None
     seq = len(reading.steps) + 1
@@ -159,7 +154,7 @@ def _finish(reading: _Reading) -> NewGame:
         turns=steps[-1].turn,
         snapshots=reading.snapshots.rows,
         results=result_rows(game, state) if status == "finished" else [],
-        facts=reading.facts.done(),
+        facts=None,  # facts (which list the legal actions before every decision) are the projector's, off this path
     )
 
 
@@ -172,8 +167,12 @@ def _bounded(lines: Iterable[str], first: int = 1) -> Iterator[str]:
         source = iter(lambda: readline(MAX_LINE + 1), "")
     for number, text in enumerate(source, start=first):
         if len(text) > MAX_LINE and not (len(text) == MAX_LINE + 1 and text[-1] == "\n"):
-            raise LogError(f"line {number}: longer than {MAX_LINE:,} characters (1 MiB), the most a line may hold")
+            raise _too_long(number)
         yield text
+
+
+def _too_long(number: int) -> LogError:
+    return LogError(f"line {number}: longer than {MAX_LINE:,} characters (1 MiB), the most a line may hold")
 
 
 def _json(text: str, number: int) -> Any:
@@ -189,9 +188,14 @@ def _json(text: str, number: int) -> Any:
 
 def read_games(lines: Iterable[str], first_line: int = 1) -> list[NewGame]:
     """Every game of a log file, checked against the rules; LogError names the first bad line and why."""
+    return _games(_bounded(lines, first_line), first_line)
+
+
+def _games(lines: Iterable[str], first_line: int) -> list[NewGame]:
+    """The games of lines already known to be no longer than MAX_LINE, the first of them numbered `first_line`."""
     games: list[NewGame] = []
     reading: _Reading | None = None
-    for number, text in enumerate(_bounded(lines, first_line), start=first_line):
+    for number, text in enumerate(lines, start=first_line):
         if not text.strip():
             continue
         data = _json(text, number)
@@ -211,25 +215,124 @@ def read_games(lines: Iterable[str], first_line: int = 1) -> list[NewGame]:
     return games
 
 
-def game_chunks(lines: Iterable[str], size: int) -> Iterator[tuple[int, list[str]]]:
-    """Runs of whole games of at least `size` lines, each with the number of its first line."""
+HEADER_START = '\n{"format"'
+"""Where a chunk may end: before a line that starts as a header does (a header written any other way still reads)."""
+BLOCK = 1 << 20
+"""Characters read from the file at a time."""
+
+
+def game_chunks(file: IO[str] | Iterable[str], size: int) -> Iterator[tuple[int, str]]:
+    """Runs of whole games of at least `size` lines, each as one text of its lines, with the number of its first.
+
+    The file is read a block at a time and cut where a header line begins, not line by line: the lines are split
+    where they are checked. A line longer than MAX_LINE is refused as soon as that much of it is read."""
+    read = getattr(file, "read", None)
+    if read is None:  # a list of lines
+        yield from _joined_chunks(file, size)
+        return
+    pending, first = "", 1  # the text read and not yet handed on, and the number of its first line
+    counted, lines = 0, 0  # how much of `pending` is counted, and the newlines in that part
+    while True:
+        block = read(BLOCK)
+        pending += block
+        lines += pending.count("\n", counted)
+        counted = len(pending)
+        while lines >= size:  # enough lines for a chunk: it ends where the next game begins
+            end = _nth_newline(pending, size)
+            cut = pending.find(HEADER_START, end)
+            if cut < 0:
+                break
+            chunk, pending = pending[: cut + 1], pending[cut + 1 :]
+            done = chunk.count("\n")
+            yield first, chunk
+            first, lines, counted = first + done, lines - done, len(pending)
+        tail = len(pending) - pending.rfind("\n") - 1
+        if tail > MAX_LINE:
+            raise _too_long(first + lines)
+        if not block:
+            break
+    if pending:
+        yield first, pending
+
+
+def _nth_newline(text: str, n: int) -> int:
+    """The index of the `n`th newline of `text` (there are at least `n`)."""
+    at = -1
+    for _ in range(n):
+        at = text.find("\n", at + 1)
+    return at
+
+
+def _joined_chunks(lines: Iterable[str], size: int) -> Iterator[tuple[int, str]]:
+    """game_chunks of a list of lines (each with its newline or not)."""
     chunk: list[str] = []
     first = 1
     for number, text in enumerate(_bounded(lines), start=1):
         if len(chunk) >= size and text.startswith('{"format"'):
-            yield first, chunk
+            yield first, "".join(chunk)
             chunk, first = [], number
-        chunk.append(text)
+        chunk.append(text if text.endswith("\n") else text + "\n")
     if chunk:
-        yield first, chunk
+        yield first, "".join(chunk)
 
 
-def _read_chunk(chunk: tuple[int, list[str]]) -> list[NewGame]:
-    first, lines = chunk
-    return read_games(lines, first)
+def check_chunk(chunk: tuple[int, str]) -> Batch:
+    """The games of a chunk of a log file (game_chunks), checked against the rules, as ready columns for the writer.
+
+    A line longer than MAX_LINE is named first, before any other line of its chunk is checked: as when the file is
+    read line by line, where that line stops the reading of its chunk."""
+    first, text = chunk
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()  # the newline ending the last line
+    if max(map(len, lines), default=0) > MAX_LINE:
+        number = first + next(i for i, line in enumerate(lines) if len(line) > MAX_LINE)
+        raise _too_long(number)
+    return batch_of(_games(lines, first))
 
 
-def import_file(store: Store, file: IO[str], workers: int | None = None) -> list[int]:
+def batch_of(games: Sequence[NewGame]) -> Batch:
+    """New games as Arrow tables of rows (events, seats, snapshots, results), their ids numbered from 0."""
+    now = datetime.now(UTC)
+    local = range(len(games))
+    events: dict[str, list[Any]] = {"game_id": [], **{name: [] for name in writing.EVENT_FIELDS}}
+    snapshots: dict[str, list[Any]] = {name: [] for name in ("game_id", "seq", "turn", "rules_version", "state")}
+    seats: dict[str, list[Any]] = {name: [] for name in ("game_id", "seat", "name", "bot")}
+    for i, g in zip(local, games):
+        events["game_id"] += [i] * len(g.events)
+        for name in writing.EVENT_FIELDS:
+            events[name] += getattr(g.events, name)
+        snapshots["game_id"] += [i] * len(g.snapshots)
+        snapshots["rules_version"] += [g.rules_version] * len(g.snapshots)
+        for snapshot in g.snapshots:
+            snapshots["seq"].append(snapshot.seq)
+            snapshots["turn"].append(snapshot.turn)
+            snapshots["state"].append(snapshot.state)
+        for seat, who in enumerate(g.seats):
+            seats["game_id"].append(i)
+            seats["seat"].append(seat)
+            seats["name"].append(who.name)
+            seats["bot"].append(who.bot)
+    row = {
+        "id": list(local),
+        "game": [g.game for g in games],
+        "players": [len(g.seats) for g in games],
+        "status": [g.status for g in games],
+        "source": [g.source for g in games],
+        "parent_id": [g.parent_id for g in games],
+        "fork_seq": [g.fork_seq for g in games],
+        "last_seq": [g.events.seq[-1] if g.events else (g.fork_seq or 0) for g in games],
+        "turns": [g.turns for g in games],
+        "seed": [g.seed for g in games],
+        "rules_version": [g.rules_version for g in games],
+        "created_at": [now] * len(games),
+    }
+    results = by_column(StoredResult._fields, results_of(local, [g.results for g in games]))
+    tables = {"games": row, "seats": seats, "events": events, "snapshots": snapshots, "results": results}
+    return Batch(len(games), {name: arrow_table(name, columns) for name, columns in tables.items()})
+
+
+def import_file(store: Store, file: IO[str] | Iterable[str], workers: int | None = None) -> list[int]:
     """Read, check and store every game of a log file, all or nothing; the new ids.
 
     Large files are checked by several processes at once (one per core unless `workers` says otherwise) while
@@ -238,6 +341,7 @@ def import_file(store: Store, file: IO[str], workers: int | None = None) -> list
     each chunk's games are committed as soon as they are checked into staging tables no reader sees; once the whole
     file is checked they move into the real tables in one transaction. Neither this process nor DuckDB (whose open
     transaction would otherwise hold about 200 bytes per event until the commit) holds the whole file.
+    The workers hand over each chunk's games as Arrow columns, which this process inserts as they are.
     """
     workers = workers or os.cpu_count() or 1
     chunks = game_chunks(file, CHUNK_LINES)
@@ -250,13 +354,12 @@ def import_file(store: Store, file: IO[str], workers: int | None = None) -> list
     next_id = first_id = writing.begin_staging(db)
     try:
         if second is None or workers == 1:
-            checked: Iterable[list[NewGame]] = map(_read_chunk, every)
-            for games in checked:
-                next_id += len(writing.stage_games(db, games, next_id))
+            for batch in map(check_chunk, every):
+                next_id += len(writing.stage_games(db, batch, next_id))
         else:
             with worker_pool(workers) as pool:
-                for games in in_order(pool, _read_chunk, every, WINDOW * workers):
-                    next_id += len(writing.stage_games(db, games, next_id))
+                for batch in in_order(pool, check_chunk, every, WINDOW * workers):
+                    next_id += len(writing.stage_games(db, batch, next_id))
         writing.move_staged(db, first_id)
     except BaseException:
         with contextlib.suppress(StoreError):  # if even this fails, the next writable open drops them

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from loom.replay import queries
-from loom.replay.columns import arrow_table
+from loom.replay.columns import Batch, arrow_table
 from loom.replay.connection import ConcurrencyError, Connection, StoreError
 from loom.replay.facts import Facts
 from loom.replay.projection_tables import insert_facts, insert_results, merged, results_of
@@ -67,9 +67,17 @@ def begin_staging(db: Connection) -> int:
     return first
 
 
-def stage_games(db: Connection, new: Sequence[NewGame], first_id: int) -> list[int]:
-    """Store new games in the staging tables, committed now but seen by no reader; their ids, from `first_id`."""
-    return add_games(_Staging(db), new, first_id=first_id)
+def stage_games(db: Connection, new: Sequence[NewGame] | Batch, first_id: int) -> list[int]:
+    """Store new games in the staging tables, committed now but seen by no reader; their ids, from `first_id`.
+
+    The games come as NewGame rows, or as a Batch of ready Arrow columns (an import's workers make those)."""
+    staging = _Staging(db)
+    if not isinstance(new, Batch):
+        return add_games(staging, new, first_id=first_id)
+    with staging.written():
+        for table, rows in new.numbered(first_id).items():
+            staging.insert(f"new_{table}", queries.insert_batch(table), rows)
+    return list(range(first_id, first_id + new.games))
 
 
 def move_staged(db: Connection, first_id: int) -> None:
@@ -180,7 +188,8 @@ def _insert_games(db: Connection, ids: list[int], new: Sequence[NewGame]) -> Non
             version,
         )
     insert_results(db, results_of(ids, [g.results for g in new]))
-    insert_facts(db, ids, [g.facts for g in new])
+    with_facts = [(i, g.facts) for i, g in zip(ids, new) if g.facts is not None]  # None: left to the projector
+    insert_facts(db, [i for i, _ in with_facts], [f for _, f in with_facts])
 
 
 def _insert_events(db: Connection, game_ids: list[int], events: EventColumns) -> None:
