@@ -379,7 +379,7 @@ def import_file(store: Store, file: IO[str] | Iterable[str], workers: int | None
             for batch in map(check_chunk, every):
                 next_id += len(writing.stage_games(db, batch, next_id))
         else:
-            with worker_pool(workers) as pool:
+            with worker_pool(workers, preload=[__name__]) as pool:  # the rules, not pyarrow (it starts threads)
                 for batch in in_order(pool, check_chunk, every, WINDOW * workers):
                     next_id += len(writing.stage_games(db, batch, next_id))
         writing.move_staged(db, first_id)

@@ -13,7 +13,7 @@ import os
 import signal
 import threading
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from contextlib import contextmanager, suppress
 from multiprocessing import Pipe, get_context
@@ -30,16 +30,18 @@ class Stopped(KeyboardInterrupt):
 
 
 @contextmanager
-def worker_pool(workers: int) -> Iterator[ProcessPoolExecutor]:
+def worker_pool(workers: int, preload: Sequence[str] = ()) -> Iterator[ProcessPoolExecutor]:
     """A pool of `workers` processes that all end when this process ends or leaves the block, for any reason.
 
     Leaving on an error, Ctrl-C or SIGTERM (raised here as `Stopped`) drops the work not yet begun and ends the
-    workers at once, mid-task, instead of waiting for the tasks they are running.
+    workers at once, mid-task, instead of waiting for the tasks they are running. The modules `preload` names are
+    imported once by the forkserver (if this starts it) rather than by every worker: none may start a thread.
     """
+    context = get_context("forkserver")
+    if preload:
+        context.set_forkserver_preload(["__main__", *preload])  # __main__: what the forkserver loads by default
     lifeline, held = Pipe(duplex=False)
-    pool = ProcessPoolExecutor(
-        workers, mp_context=get_context("forkserver"), initializer=_hold_lifeline, initargs=(lifeline,)
-    )
+    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_hold_lifeline, initargs=(lifeline,))
     with _sigterm_stops():
         try:
             yield pool
