@@ -335,7 +335,7 @@ def batch_of(games: Sequence[NewGame]) -> Batch:
             seats["seat"].append(seat)
             seats["name"].append(who.name)
             seats["bot"].append(who.bot)
-    row = {
+    row: dict[str, list[Any]] = {
         "id": list(local),
         "game": [g.game for g in games],
         "players": [len(g.seats) for g in games],
@@ -350,7 +350,13 @@ def batch_of(games: Sequence[NewGame]) -> Batch:
         "created_at": [now] * len(games),
     }
     results = by_column(StoredResult._fields, results_of(local, [g.results for g in games]))
-    tables = {"games": row, "seats": seats, "events": events, "snapshots": snapshots, "results": results}
+    tables: dict[str, dict[str, list[Any]]] = {
+        "games": row,
+        "seats": seats,
+        "events": events,
+        "snapshots": snapshots,
+        "results": results,
+    }
     return Batch(len(games), {name: arrow_table(name, columns) for name, columns in tables.items()})
 
 
