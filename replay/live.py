@@ -150,6 +150,24 @@ def append_played(store: Store, game_id: int, game: Game, before: Any, played: P
     )
 
 
+@dataclass(frozen=True, slots=True)
+class Append:
+    """One append of a group: what was played in game `info` from `before`, its state after event `info.last_seq`."""
+
+    info: GameInfo
+    game: Game
+    before: Any
+    played: Played
+
+
+def append_group(store: Store, appends: Sequence[Append]) -> list[int]:
+    """Append to several games in one transaction (the caller's, if it has one), in order; each one's new last seq.
+
+    ConcurrencyError, with nothing written, if a game is no longer at the seq its append expects."""
+    with store.transaction():
+        return [append_played(store, a.info.id, a.game, a.before, a.played, a.info.last_seq) for a in appends]
+
+
 def service_secret(store: Store) -> bytes:
     """The database's secret for the service's access tokens, made on first use and kept in the meta table.
 
