@@ -42,6 +42,14 @@ UPDATE games SET players = (SELECT count(*) FROM seats s WHERE s.game_id = games
 WHERE players <> (SELECT count(*) FROM seats s WHERE s.game_id = games.id)
 """
 UPDATE_PROGRESS = "UPDATE games SET last_seq = ?, turns = ?, status = ? WHERE id = ? AND last_seq = ?"
+# The same for a group of appends to distinct games (the service's writer), from lists: the count says how many games
+# were still where their append expected them.
+UPDATE_PROGRESS_OF_GAMES = """
+UPDATE games SET last_seq = n.last_seq, turns = n.turns, status = n.status
+FROM (SELECT unnest(?::BIGINT[]) AS id, unnest(?::BIGINT[]) AS last_seq, unnest(?::BIGINT[]) AS turns,
+             unnest(?::VARCHAR[]) AS status, unnest(?::BIGINT[]) AS expected) n
+WHERE games.id = n.id AND games.last_seq = n.expected
+"""
 
 
 def insert_batch(table: str) -> str:

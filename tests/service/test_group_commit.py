@@ -203,3 +203,41 @@ def test_every_acknowledged_append_survives_kill_9(tmp_path: Path) -> None:
         for game_id, seq in acknowledged.items():
             assert store.game_row(game_id).last_seq >= seq
             assert [event.seq for event in store.load(game_id)][:seq] == list(range(1, seq + 1))
+
+
+def _played_out(path: Path, group: bool) -> dict[str, list[Any]]:
+    """Three games played to the end, one action each in turn, appended alone or a round of the three at once;
+    every row stored of them, table by table."""
+    from loom.replay.live import Append, append_group, append_played, dealt_game, played_action
+    from loom.replay.replay import position
+    from loom.replay.store import Seat
+
+    with Store.open(path) as store:
+        ids = [store.add_games([dealt_game(MOTTO, [Seat("A"), Seat("B"), Seat("C")], seed)])[0] for seed in range(3)]
+        live = {i: (position(store, i).info, position(store, i).state) for i in ids}
+        rng = Random(7)
+        while live:
+            round_ = []
+            for game_id, (info, state) in list(live.items()):
+                legal = MOTTO.legal_actions(state)
+                played = played_action(MOTTO, state, info.seed, info.last_seq, MOTTO.action_json(legal[rng.randrange(len(legal))]))
+                round_.append(Append(info, MOTTO, state, played))
+            if group:
+                append_group(store, round_)
+            else:
+                for a in round_:
+                    append_played(store, a.info.id, MOTTO, a.before, a.played, a.info.last_seq)
+            for a in round_:
+                info = store.game_row(a.info.id)
+                if info.status == "finished":
+                    del live[info.id]
+                else:
+                    live[info.id] = (info, a.played.state)
+        tables = ("events", "snapshots", "results", "turn_facts", "game_facts")
+        rows = {t: sorted(map(repr, store.con.execute(f"SELECT * FROM {t}").fetchall())) for t in tables}
+        rows["games"] = sorted(map(repr, store.con.execute("SELECT id, last_seq, turns, status FROM games").fetchall()))
+        return rows
+
+
+def test_a_group_stores_exactly_what_the_same_appends_store_one_by_one(tmp_path: Path) -> None:
+    assert _played_out(tmp_path / "grouped.duckdb", True) == _played_out(tmp_path / "alone.duckdb", False)
