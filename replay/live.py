@@ -21,8 +21,8 @@ from loom.events.registry import payload_class
 from loom.replay import queries
 from loom.replay.columns import arrow_table
 from loom.replay.connection import Connection
-from loom.replay.facts import facts_of
-from loom.replay.projection_tables import insert_facts, insert_results, merged, results_of
+from loom.replay.facts import Facts, facts_of
+from loom.replay.projection_tables import insert_facts, insert_results, results_of
 from loom.replay.projections import result_rows
 from loom.replay.recorder import event_rows, snapshot_rows, status_of
 from loom.replay.store import ConcurrencyError, GameInfo, NewGame, Seat, Store
@@ -219,7 +219,32 @@ def _append_round(db: Connection, appends: Sequence[Append]) -> None:
     insert_results(db, results_of([i for i, _ in finished], [r for _, r in finished]))
     # The facts, as every append keeps them (until a projector follows the log and keeps them off this path).
     facts = [facts_of(a.game, a.before, a.played.steps, a.info.last_seq, count_choices=True) for a in appends]
-    insert_facts(db, ids, [merged(db, i, f) for i, f in zip(ids, facts)])
+    insert_facts(db, ids, _merged(db, ids, facts))
+
+
+def _merged(db: Connection, ids: list[int], facts: list[Facts]) -> list[Facts]:
+    """Each game's facts with the decisions already stored for the turn they continue, whose rows go: the group's
+    `projection_tables.merged`, in one statement."""
+    continued = [(i, f.turns[0][0]) for i, f in zip(ids, facts) if f.turns]
+    before: dict[tuple[int, int], tuple[int, int]] = {}
+    if continued:
+        taken = db.run(queries.TAKE_TURN_FACTS_OF_GAMES, [[i for i, _ in continued], [t for _, t in continued]])
+        before = {(game_id, seat): (d, c) for game_id, seat, d, c in taken}
+    if not before:
+        return facts
+    first = dict(continued)
+    return [
+        replace(
+            f,
+            turns=[
+                (t, seat, score, leads, decisions + before[i, seat][0], choices + before[i, seat][1])
+                if t == first.get(i) and (i, seat) in before
+                else (t, seat, score, leads, decisions, choices)
+                for t, seat, score, leads, decisions, choices in f.turns
+            ],
+        )
+        for i, f in zip(ids, facts)
+    ]
 
 
 def service_secret(store: Store) -> bytes:

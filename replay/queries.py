@@ -96,6 +96,13 @@ def _staged(table: str) -> str:
 DELETE_RESULTS = "DELETE FROM results"
 TURN_DECISIONS = "SELECT seat, decisions, choices FROM turn_facts WHERE game_id = ? AND turn = ?"
 DELETE_TURN_FACTS = "DELETE FROM turn_facts WHERE game_id = ? AND turn = ?"
+# The same for a group of appends (replay/live.py), from lists of games and the turn each one's append continues:
+# the deleted rows come back, to be merged with the append's.
+TAKE_TURN_FACTS_OF_GAMES = """
+DELETE FROM turn_facts USING (SELECT unnest(?::BIGINT[]) AS game_id, unnest(?::BIGINT[]) AS turn) t
+WHERE turn_facts.game_id = t.game_id AND turn_facts.turn = t.turn
+RETURNING turn_facts.game_id, turn_facts.seat, turn_facts.decisions, turn_facts.choices
+"""
 DELETE_FACTS = "DELETE FROM turn_facts; DELETE FROM game_facts"
 
 # The service's listing of games (replay/live.py), with the seats of many games at once.
