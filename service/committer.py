@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
@@ -28,6 +29,8 @@ log = logging.getLogger("loom.service")
 T = TypeVar("T")
 GROUP = 256
 """Jobs written in one transaction at most: a bound on how long the first of them waits for the commit."""
+LINGER = 0.005
+"""Seconds the writer waits at most for a group to fill up (and never more than half the last group took)."""
 
 
 class Live:
@@ -84,6 +87,7 @@ class Committer:
         self._latest, self._remember, self._forget, self._committed = latest, remember, forget, committed
         self._queue: queue.SimpleQueue[_Waiting | None] = queue.SimpleQueue()
         self._closed = False
+        self._stopping = False
         self._lock = threading.Lock()
         self.groups = 0  # transactions committed, and jobs in them: how much grouping happens
         self.jobs = 0
@@ -110,21 +114,12 @@ class Committer:
         self._thread.join()
 
     def _run(self) -> None:
-        stopping = False
-        while not stopping:
-            first = self._queue.get()
-            if first is None:
+        expected, linger = 1, 0.0
+        while True:
+            group = self._take(expected, linger)
+            if not group:
                 return
-            group = [first]
-            while len(group) < GROUP:
-                try:
-                    more = self._queue.get_nowait()
-                except queue.Empty:
-                    break
-                if more is None:
-                    stopping = True
-                    break
-                group.append(more)
+            began = time.monotonic()
             try:
                 self._write_group(group)
             except BaseException as error:  # a bug of the writer itself: answer everyone rather than hang them
@@ -132,6 +127,34 @@ class Committer:
                 for waiting in group:
                     if not waiting.future.done():
                         waiting.future.set_exception(error)
+            # The clients just answered will likely send their next writes soon, and those that wrote meanwhile
+            # are waiting already: the next group waits for as many, for up to half the time a group takes.
+            expected = len(group) + self._queue.qsize()
+            linger = min(LINGER, (time.monotonic() - began) / 2)
+            if self._stopping:
+                return
+
+    def _take(self, expected: int, linger: float) -> list[_Waiting]:
+        """The next group: every job waiting, and for up to `linger` seconds more, until there are `expected`
+        (clients answered together send their next writes together, but each reaches the writer only after the
+        event loop has read and parsed it). Empty once the committer is closed."""
+        first = self._queue.get()
+        if first is None:
+            return []
+        group, deadline = [first], time.monotonic() + linger
+        while len(group) < GROUP:
+            try:
+                if len(group) < expected:
+                    more = self._queue.get(timeout=max(0.0, deadline - time.monotonic()))
+                else:
+                    more = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            if more is None:
+                self._stopping = True
+                break
+            group.append(more)
+        return group
 
     def _write_group(self, group: list[_Waiting]) -> None:
         """Check every job against the live state, write the staged ones in one transaction, then answer all."""
