@@ -69,7 +69,9 @@ def played_games(count: int, seed: int) -> list[Played]:
             state, more = act(game, state, action, chance_rng(_started_seed(steps), seq))
             rows = event_rows(more, seq)
             played.actions.append(game.action_json(action))
-            played.events.append([{"seq": s, "type": t, "payload": p} for s, t, p in zip(rows.seq, rows.type, rows.payload)])
+            played.events.append(
+                [{"seq": s, "type": t, "payload": p} for s, t, p in zip(rows.seq, rows.type, rows.payload)]
+            )
             seq += len(more)
         games.append(played)
     return games
@@ -217,7 +219,8 @@ def main() -> None:
     with temp_dir(NAME) as tmp:
         for threads in THREADS:
             shares = split(games, threads, actions)
-            report.section(f"{threads} thread{'s' if threads > 1 else ''}, {sum(len(g.actions) for s in shares for g in s):,} actions")
+            count = sum(len(g.actions) for share in shares for g in share)
+            report.section(f"{threads} thread{'s' if threads > 1 else ''}, {count:,} actions")
             rates = {}
             for number, (label, run) in enumerate(paths.items()):
                 wall, times = run(tmp / f"{threads}-{number}.db", shares)

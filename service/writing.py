@@ -18,8 +18,8 @@ from loom.events.base import IllegalAction
 from loom.replay.branches import branch
 from loom.replay.live import Append, Played, add_game, checked_events, dealt_game, played_action, table_game
 from loom.replay.store import GameInfo, NewGame, Seat, Store
-from loom.service.committer import Live, Staged
 from loom.service.access import Forbidden, Unauthorized, may_act, require_admin
+from loom.service.committer import Live, Staged
 from loom.service.context import Caller, Service
 from loom.service.errors import Conflict
 from loom.service.models import ActionBody, BranchBody, EventsBody, NewGameBody

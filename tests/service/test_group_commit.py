@@ -218,10 +218,10 @@ def _played_out(path: Path, group: bool) -> dict[str, list[Any]]:
         rng = Random(7)
         while live:
             round_ = []
-            for game_id, (info, state) in list(live.items()):
+            for info, state in list(live.values()):
                 legal = MOTTO.legal_actions(state)
-                played = played_action(MOTTO, state, info.seed, info.last_seq, MOTTO.action_json(legal[rng.randrange(len(legal))]))
-                round_.append(Append(info, MOTTO, state, played))
+                action = MOTTO.action_json(legal[rng.randrange(len(legal))])
+                round_.append(Append(info, MOTTO, state, played_action(MOTTO, state, info.seed, info.last_seq, action)))
             if group:
                 append_group(store, round_)
             else:
