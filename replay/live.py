@@ -198,8 +198,13 @@ def _append_round(db: Connection, appends: Sequence[Append]) -> None:
         statuses,
         [a.info.last_seq for a in appends],
     ]
-    # The update is what keeps one event per (game, seq): an append whose game moved finds no row to update.
-    if db.run(queries.UPDATE_PROGRESS_OF_GAMES, progress)[0][0] != len(appends):
+    # The update is what keeps one event per (game, seq): an append whose game moved finds no row to update. One
+    # game's is a lookup of its key, cheaper than the join of lists a group's needs.
+    if len(appends) == 1:
+        moved = db.run(queries.UPDATE_PROGRESS, [*(column[0] for column in progress[1:4]), ids[0], progress[4][0]])
+    else:
+        moved = db.run(queries.UPDATE_PROGRESS_OF_GAMES, progress)
+    if moved[0][0] != len(appends):
         raise ConcurrencyError("a game of the group is no longer where its append expects it; nothing was written")
     events: dict[str, list[Any]] = {"game_id": [i for i, r in zip(ids, rows) for _ in r.seq]}
     for name in EVENT_FIELDS:
