@@ -2,7 +2,8 @@
 its own), next to the FLOOR measured in the same run: a minimal FastAPI app served by the same uvicorn that inserts
 one DuckDB row per request and commits it (bench/api_floor.py). Then the latency of a state read at a random turn.
 
-The servers run in processes of their own (`logs serve`; the floor app), on free loopback ports. The load comes from
+The servers run in processes of their own (`logs serve`; the floor app), on free loopback ports, both throughout;
+each of Loom's phases follows the floor's with as many clients. The load comes from
 one more process, cheap so that it leaves the servers most of the two cores: asyncio with raw HTTP/1.1 keep-alive
 connections (one per client, hand-written requests, orjson), no HTTP library. Each client waits for the answer to
 its append before sending the next (the answer lists the legal actions it picks the next one from), and starts a
@@ -11,6 +12,7 @@ time, p50/p99 of every append in it.
 
     .venv/bin/python bench/api.py            # 8 s per phase, 1,000 recorded games, 1,000 reads
     .venv/bin/python bench/api.py --quick    # 2 s per phase, 100 games, 200 reads
+    .venv/bin/python bench/api.py --before /work/main/.venv/bin/python   # and main's Loom, served first
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ if sys.path and Path(sys.path[0] or ".").resolve() == _BENCH:
 import argparse  # noqa: E402
 import asyncio  # noqa: E402
 import json  # noqa: E402
+import shutil  # noqa: E402
 import subprocess  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Iterator  # noqa: E402
@@ -67,9 +70,9 @@ def served(command: list[str], port: int, ready: str) -> Iterator[str]:
         server.wait(30)
 
 
-def loom_server(db: Path) -> tuple[list[str], int]:
+def loom_server(db: Path, python: str = sys.executable) -> tuple[list[str], int]:
     port = free_port()
-    command = [sys.executable, "-m", "loom.cli.main", "serve", "--port", str(port), "--db", str(db)]
+    command = [python, "-m", "loom.cli.main", "serve", "--port", str(port), "--db", str(db)]
     return [*command, "--admin-token", ADMIN], port
 
 
@@ -198,6 +201,11 @@ def main() -> None:
     p = parser(NAME, __doc__.splitlines()[0])
     p.add_argument("--drive", help=argparse.SUPPRESS)  # one phase's load, in the process `load` starts
     p.add_argument("--clients", type=int, nargs="*", default=list(CLIENTS), help="client counts (default 1 8 64)")
+    p.add_argument(
+        "--before",
+        metavar="PYTHON",
+        help="also serve with this interpreter's Loom (another checkout's venv: the figures before a change)",
+    )
     args = p.parse_args()
     if args.drive:
         kind, base, clients, warmup, seconds = json.loads(args.drive)
@@ -213,13 +221,20 @@ def main() -> None:
             simulate(store, get_game(GAME), games, list(BOTS), args.seed)
             recorded = [(info.id, info.turns) for info in store.games(GAME, games)]
         loom, floor = {}, {}
-        command, port = floor_server(tmp / "floor.duckdb")
-        with served(command, port, "/rows") as base:
-            for clients in args.clients:
-                floor[clients] = load("floor", base, clients, warmup, seconds)
+        floor_command, floor_port = floor_server(tmp / "floor.duckdb")
         command, port = loom_server(db)
-        with served(command, port, "/openapi.json") as base:
+        # Both servers run throughout, and each phase of Loom follows the floor's with as many clients: the machine is
+        # shared, and its load changes over a run.
+        before: dict[int, dict[str, Any]] = {}
+        if args.before:
+            shutil.copy(db, tmp / "before.duckdb")
+            before_command, before_port = loom_server(tmp / "before.duckdb", args.before)
+            with served(before_command, before_port, "/openapi.json") as before_base:
+                for clients in args.clients:
+                    before[clients] = load("loom", before_base, clients, warmup, seconds)
+        with served(floor_command, floor_port, "/rows") as floor_base, served(command, port, "/openapi.json") as base:
             for clients in args.clients:
+                floor[clients] = load("floor", floor_base, clients, warmup, seconds)
                 loom[clients] = load("loom", base, clients, warmup, seconds)
             report.section("appends through the API, one request each (floor: one DuckDB row + commit per request)")
             for clients in args.clients:
@@ -233,6 +248,10 @@ def main() -> None:
                 report.add(f"floor, {label}", theirs["rate"], "rows/s", note, f"floor_{clients}")
                 report.add(f"Loom / floor, {label}", ours["rate"] / theirs["rate"], "x", key=f"ratio_{clients}")
                 report.add(f"Loom p99, {label}", spread["p99"], "ms", key=f"appends_{clients}_p99")
+                if clients in before:
+                    old = percentiles([t * 1000 for t in before[clients]["times"]])
+                    note = f"p50 {old['p50']:.1f} ms, p99 {old['p99']:.1f} ms ({args.before})"
+                    report.add(f"Loom before, {label}", before[clients]["rate"], "appends/s", note, f"before_{clients}")
             report.section(f"state at a random turn of {games:,} recorded games")
             for label, token in (("whole state (admin token)", ADMIN), ("public view (no token)", None)):
                 spread = percentiles([t * 1000 for t in read_latencies(base, recorded, reads, args.seed, token)])
