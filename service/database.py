@@ -62,7 +62,7 @@ class Database:
         return self.committer.submit(job)
 
     def write(self, write: Callable[[Store], T]) -> T:
-        """Run `write` on the writer's store, in a transaction of its own; what it returned."""
+        """Run `write` on the writer's store (in the transaction of its group), once committed; what it returned."""
         return self.submit(lambda live: Staged(answer=lambda done: done, write=write)).result()
 
     def _committed(self, game_ids: list[int]) -> None:
