@@ -191,19 +191,14 @@ def _append_round(db: Connection, appends: Sequence[Append]) -> None:
     ids = [a.info.id for a in appends]
     rows = [event_rows(a.played.steps, a.info.last_seq) for a in appends]
     statuses = [status_of(a.game, a.played.state) for a in appends]
-    progress = [
-        ids,
-        [r.seq[-1] for r in rows],
-        [a.played.steps[-1].turn for a in appends],
-        statuses,
-        [a.info.last_seq for a in appends],
-    ]
+    lasts, turns = [r.seq[-1] for r in rows], [a.played.steps[-1].turn for a in appends]
+    expected = [a.info.last_seq for a in appends]
     # The update is what keeps one event per (game, seq): an append whose game moved finds no row to update. One
     # game's is a lookup of its key, cheaper than the join of lists a group's needs.
     if len(appends) == 1:
-        moved = db.run(queries.UPDATE_PROGRESS, [*(column[0] for column in progress[1:4]), ids[0], progress[4][0]])
+        moved = db.run(queries.UPDATE_PROGRESS, [lasts[0], turns[0], statuses[0], ids[0], expected[0]])
     else:
-        moved = db.run(queries.UPDATE_PROGRESS_OF_GAMES, progress)
+        moved = db.run(queries.UPDATE_PROGRESS_OF_GAMES, [ids, lasts, turns, statuses, expected])
     if moved[0][0] != len(appends):
         raise ConcurrencyError("a game of the group is no longer where its append expects it; nothing was written")
     events: dict[str, list[Any]] = {"game_id": [i for i, r in zip(ids, rows) for _ in r.seq]}
