@@ -1,13 +1,18 @@
-"""Benchmark: the HTTP service. Appends per second through the API (one client, then eight at once, each on its own
-games), and the latency of a state read at a random turn of a recorded game (median and 99th percentile).
+"""Benchmark: the HTTP service. Appends per second through the API with 1, 8 and 64 clients at once (each on games of
+its own), next to the FLOOR measured in the same run: a minimal FastAPI app served by the same uvicorn that inserts
+one DuckDB row per request and commits it (bench/api_floor.py). Then the latency of a state read at a random turn.
 
-The server runs as `logs serve` in a process of its own, on a free loopback port, on a database of recorded
-three-player Motto games (greedy, random, random) built first; the clients are threads of this process, each with
-its own HTTP connection. An append is one request: the client plays one of the legal actions that the answer to
-its previous append listed (the table token sees them), so nothing else is timed with it.
+The servers run in processes of their own (`logs serve`; the floor app), on free loopback ports, both throughout;
+each of Loom's phases follows the floor's with as many clients. The load comes from
+one more process, cheap so that it leaves the servers most of the two cores: asyncio with raw HTTP/1.1 keep-alive
+connections (one per client, hand-written requests, orjson), no HTTP library. Each client waits for the answer to
+its append before sending the next (the answer lists the legal actions it picks the next one from), and starts a
+new game (not timed) when its game ends. Each phase runs for a fixed time after a warm-up; appends/s is over that
+time, p50/p99 of every append in it.
 
-    .venv/bin/python bench/api.py            # 1,000 recorded games, 600 appends per phase, 1,000 reads
-    .venv/bin/python bench/api.py --quick    # 100 games, 120 appends, 200 reads
+    .venv/bin/python bench/api.py            # 8 s per phase, 1,000 recorded games, 1,000 reads
+    .venv/bin/python bench/api.py --quick    # 2 s per phase, 100 games, 200 reads
+    .venv/bin/python bench/api.py --before /work/main/.venv/bin/python   # and main's Loom, served first
 """
 
 from __future__ import annotations
@@ -19,8 +24,11 @@ _BENCH = Path(__file__).resolve().parent
 if sys.path and Path(sys.path[0] or ".").resolve() == _BENCH:
     sys.path[0] = str(_BENCH.parent)  # the project root: bench/ must not shadow the project's packages
 
+import argparse  # noqa: E402
+import asyncio  # noqa: E402
+import json  # noqa: E402
+import shutil  # noqa: E402
 import subprocess  # noqa: E402
-import threading  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Iterator  # noqa: E402
 from contextlib import contextmanager  # noqa: E402
@@ -28,6 +36,7 @@ from random import Random  # noqa: E402
 from typing import Any  # noqa: E402
 
 import httpx  # noqa: E402
+import orjson  # noqa: E402
 
 from bench._common import BOTS, GAME, Report, output_path, parser, percentiles, temp_dir  # noqa: E402
 from loom.engine.registry import get_game  # noqa: E402
@@ -37,24 +46,23 @@ from loom.service.server import free_port  # noqa: E402
 
 NAME = "api"
 ADMIN = "bench-admin-token-0123456789"
+CLIENTS = (1, 8, 64)
 
 
 @contextmanager
-def served(db: Path) -> Iterator[str]:
-    """`logs serve` on `db` in its own process for the block; its base URL."""
-    port = free_port()
-    command = [sys.executable, "-m", "loom.cli.main", "serve", "--port", str(port), "--db", str(db)]
-    server = subprocess.Popen([*command, "--admin-token", ADMIN], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+def served(command: list[str], port: int, ready: str) -> Iterator[str]:
+    """A server process for the block (`ready` is a path it answers once started); its base URL."""
+    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60
         while True:
             try:
-                httpx.get(f"{base}/openapi.json", timeout=1).raise_for_status()
+                httpx.get(f"{base}{ready}", timeout=1).raise_for_status()
                 break
             except httpx.HTTPError:
                 if server.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError("the server did not start") from None
+                    raise RuntimeError(f"the server did not start: {command}") from None
                 time.sleep(0.1)
         yield base
     finally:
@@ -62,50 +70,117 @@ def served(db: Path) -> Iterator[str]:
         server.wait(30)
 
 
-def new_game(client: httpx.Client, seed: int) -> dict[str, Any]:
-    """A new three-player Motto game; the answer with its table token."""
-    response = client.post("/games", json={"game": GAME, "players": ["A", "B", "C"], "seed": seed})
-    response.raise_for_status()
-    created = response.json()
-    table = created["tokens"]["table"]
-    state = client.get(f"/games/{created['id']}/state", headers={"Authorization": f"Bearer {table}"}).json()
-    return state | {"table": table}
+def loom_server(db: Path, python: str = sys.executable) -> tuple[list[str], int]:
+    port = free_port()
+    command = [python, "-m", "loom.cli.main", "serve", "--port", str(port), "--db", str(db)]
+    return [*command, "--admin-token", ADMIN], port
 
 
-def append_loop(base: str, appends: int, seed: int) -> list[float]:
-    """One client appending `appends` actions to games of its own, a new game whenever one ends; each append's time."""
-    rng, times = Random(seed), list[float]()
-    with httpx.Client(base_url=base, headers={"Authorization": f"Bearer {ADMIN}"}, timeout=60) as client:
-        now = new_game(client, seed)
-        while len(times) < appends:
-            if now["status"] == "finished":
-                now = new_game(client, rng.randrange(1 << 30))
-            body = {"expected_seq": now["seq"], "action": now["legal"][rng.randrange(len(now["legal"]))]}
-            headers = {"Authorization": f"Bearer {now['table']}"}
-            start = time.perf_counter()
-            response = client.post(f"/games/{now['id']}/actions", json=body, headers=headers)
-            times.append(time.perf_counter() - start)
-            response.raise_for_status()
-            now = response.json() | {"table": now["table"]}
-    return times
+def floor_server(db: Path) -> tuple[list[str], int]:
+    port = free_port()
+    return [sys.executable, str(_BENCH / "api_floor.py"), str(db), str(port)], port
 
 
-def appends_per_second(base: str, clients: int, appends: int) -> tuple[float, list[float]]:
-    """`clients` clients at once, `appends` in all; appends per second over the wall time, and every append's time."""
-    each, results = appends // clients, [list[float]() for _ in range(clients)]
+# --- The load: one process, asyncio, a raw keep-alive HTTP/1.1 connection per client ------------------------------
 
-    def run(index: int) -> None:
-        results[index] = append_loop(base, each, 1000 + index)
 
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(clients)]
-    start = time.perf_counter()
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    wall = time.perf_counter() - start
-    times = [t for result in results for t in result]
-    return len(times) / wall, times
+class Connection:
+    """One keep-alive HTTP/1.1 connection, one request at a time."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, host: str) -> None:
+        self.reader, self.writer, self.host = reader, writer, host
+
+    @classmethod
+    async def open(cls, host: str, port: int) -> Connection:
+        reader, writer = await asyncio.open_connection(host, port)
+        return cls(reader, writer, f"{host}:{port}")
+
+    async def request(self, method: str, path: str, body: Any = None, token: str | None = None) -> tuple[int, Any]:
+        """Send a request and read its whole answer; (status, parsed JSON body)."""
+        data = b"" if body is None else orjson.dumps(body)
+        head = f"{method} {path} HTTP/1.1\r\nHost: {self.host}\r\nContent-Length: {len(data)}\r\n"
+        if body is not None:
+            head += "Content-Type: application/json\r\n"
+        if token:
+            head += f"Authorization: Bearer {token}\r\n"
+        self.writer.write(head.encode() + b"\r\n" + data)
+        lines = (await self.reader.readuntil(b"\r\n\r\n")).split(b"\r\n")
+        status, length = int(lines[0].split()[1]), 0
+        for line in lines[1:]:
+            if line[:15].lower() == b"content-length:":
+                length = int(line[15:])
+        answer = await self.reader.readexactly(length)
+        return status, orjson.loads(answer) if answer else None
+
+    def close(self) -> None:
+        self.writer.close()
+
+
+class Phase:
+    """Shared by a phase's clients: when timing starts and stops, and every timed append."""
+
+    def __init__(self, warmup: float, seconds: float) -> None:
+        now = time.perf_counter()
+        self.start, self.stop = now + warmup, now + warmup + seconds
+        self.times: list[float] = []
+
+
+async def loom_client(phase: Phase, host: str, port: int, seed: int) -> None:
+    """Append actions of the table to games of its own, a new game whenever one ends."""
+    rng, connection = Random(seed), await Connection.open(host, port)
+    now: dict[str, Any] = {"status": "finished"}
+    while True:
+        if now["status"] == "finished":
+            status, created = await connection.request(
+                "POST", "/games", {"game": GAME, "players": ["A", "B", "C"], "seed": rng.randrange(1 << 30)}, ADMIN
+            )
+            assert status == 201, created
+            table = created["tokens"]["table"]
+            status, now = await connection.request("GET", f"/games/{created['id']}/state", token=table)
+            assert status == 200, now
+        body = {"expected_seq": now["seq"], "action": now["legal"][rng.randrange(len(now["legal"]))]}
+        sent = time.perf_counter()
+        if sent >= phase.stop:
+            break
+        status, now = await connection.request("POST", f"/games/{now['id']}/actions", body, table)
+        assert status == 200, now
+        if sent >= phase.start:
+            phase.times.append(time.perf_counter() - sent)
+    connection.close()
+
+
+async def floor_client(phase: Phase, host: str, port: int, seed: int) -> None:
+    """Insert rows of an event-sized payload, one per request."""
+    connection, seq = await Connection.open(host, port), 0
+    payload = {"type": "motto.play", "card": "mirror", "score": [1, 2, 3], "seat": seed % 3}
+    while True:
+        sent = time.perf_counter()
+        if sent >= phase.stop:
+            break
+        seq += 1
+        status, _ = await connection.request("POST", "/rows", {"game": seed, "seq": seq, "payload": payload})
+        assert status == 200
+        if sent >= phase.start:
+            phase.times.append(time.perf_counter() - sent)
+    connection.close()
+
+
+async def drive(kind: str, base: str, clients: int, warmup: float, seconds: float) -> dict[str, Any]:
+    """Run one phase; appends/s over the timed seconds, and each append's time."""
+    host, port = base.removeprefix("http://").split(":")
+    client = loom_client if kind == "loom" else floor_client
+    phase = Phase(warmup, seconds)
+    await asyncio.gather(*(client(phase, host, int(port), 1000 + i) for i in range(clients)))
+    return {"rate": len(phase.times) / seconds, "times": phase.times}
+
+
+def load(kind: str, base: str, clients: int, warmup: float, seconds: float) -> dict[str, Any]:
+    """One phase, driven from a process of its own (so the load and the server are each one process)."""
+    spec = json.dumps([kind, base, clients, warmup, seconds])
+    done = subprocess.run(
+        [sys.executable, __file__, "--drive", spec], capture_output=True, text=True, check=True, cwd=_BENCH.parent
+    )
+    return json.loads(done.stdout)  # type: ignore[no-any-return]
 
 
 def read_latencies(base: str, games: list[tuple[int, int]], reads: int, seed: int, token: str | None) -> list[float]:
@@ -123,23 +198,60 @@ def read_latencies(base: str, games: list[tuple[int, int]], reads: int, seed: in
 
 
 def main() -> None:
-    args = parser(NAME, __doc__.splitlines()[0]).parse_args()
-    games, appends, reads = (100, 120, 200) if args.quick else (1000, 600, 1000)
-    report = Report(NAME, "The HTTP service", {"recorded_games": games, "appends": appends, "reads": reads})
+    p = parser(NAME, __doc__.splitlines()[0])
+    p.add_argument("--drive", help=argparse.SUPPRESS)  # one phase's load, in the process `load` starts
+    p.add_argument("--clients", type=int, nargs="*", default=list(CLIENTS), help="client counts (default 1 8 64)")
+    p.add_argument(
+        "--before",
+        metavar="PYTHON",
+        help="also serve with this interpreter's Loom (another checkout's venv: the figures before a change)",
+    )
+    args = p.parse_args()
+    if args.drive:
+        kind, base, clients, warmup, seconds = json.loads(args.drive)
+        print(json.dumps(asyncio.run(drive(kind, base, clients, warmup, seconds))))
+        return
+    games, seconds, reads = (100, 2.0, 200) if args.quick else (1000, 8.0, 1000)
+    warmup = 1.0
+    params = {"recorded_games": games, "seconds_per_phase": seconds, "warmup_s": warmup, "reads": reads}
+    report = Report(NAME, "The HTTP service: appends next to the one-row-per-request floor", params)
     with temp_dir(NAME) as tmp:
         db = tmp / "api.duckdb"
         with Store.open(db) as store:
             simulate(store, get_game(GAME), games, list(BOTS), args.seed)
             recorded = [(info.id, info.turns) for info in store.games(GAME, games)]
-        with served(db) as base:
-            report.section("appends through the API (one request each)")
-            for clients in (1, 8):
-                rate, times = appends_per_second(base, clients, appends)
-                spread = percentiles([t * 1000 for t in times])
-                note = f"median {spread['p50']:.1f} ms, p99 {spread['p99']:.1f} ms per append"
-                report.add(
-                    f"{clients} client{'s' if clients > 1 else ''}", rate, "appends/s", note, f"appends_{clients}"
-                )
+        loom, floor = {}, {}
+        floor_command, floor_port = floor_server(tmp / "floor.duckdb")
+        command, port = loom_server(db)
+        # Both servers run throughout, and each phase of Loom follows the floor's with as many clients: the machine is
+        # shared, and its load changes over a run.
+        before: dict[int, dict[str, Any]] = {}
+        if args.before:
+            shutil.copy(db, tmp / "before.duckdb")
+            before_command, before_port = loom_server(tmp / "before.duckdb", args.before)
+            with served(before_command, before_port, "/openapi.json") as before_base:
+                for clients in args.clients:
+                    before[clients] = load("loom", before_base, clients, warmup, seconds)
+        with served(floor_command, floor_port, "/rows") as floor_base, served(command, port, "/openapi.json") as base:
+            for clients in args.clients:
+                floor[clients] = load("floor", floor_base, clients, warmup, seconds)
+                loom[clients] = load("loom", base, clients, warmup, seconds)
+            report.section("appends through the API, one request each (floor: one DuckDB row + commit per request)")
+            for clients in args.clients:
+                ours, theirs = loom[clients], floor[clients]
+                spread = percentiles([t * 1000 for t in ours["times"]])
+                floor_spread = percentiles([t * 1000 for t in theirs["times"]])
+                label = f"{clients} client{'s' if clients > 1 else ''}"
+                note = f"p50 {spread['p50']:.1f} ms, p99 {spread['p99']:.1f} ms"
+                report.add(f"Loom, {label}", ours["rate"], "appends/s", note, f"appends_{clients}")
+                note = f"p50 {floor_spread['p50']:.1f} ms, p99 {floor_spread['p99']:.1f} ms"
+                report.add(f"floor, {label}", theirs["rate"], "rows/s", note, f"floor_{clients}")
+                report.add(f"Loom / floor, {label}", ours["rate"] / theirs["rate"], "x", key=f"ratio_{clients}")
+                report.add(f"Loom p99, {label}", spread["p99"], "ms", key=f"appends_{clients}_p99")
+                if clients in before:
+                    old = percentiles([t * 1000 for t in before[clients]["times"]])
+                    note = f"p50 {old['p50']:.1f} ms, p99 {old['p99']:.1f} ms ({args.before})"
+                    report.add(f"Loom before, {label}", before[clients]["rate"], "appends/s", note, f"before_{clients}")
             report.section(f"state at a random turn of {games:,} recorded games")
             for label, token in (("whole state (admin token)", ADMIN), ("public view (no token)", None)):
                 spread = percentiles([t * 1000 for t in read_latencies(base, recorded, reads, args.seed, token)])

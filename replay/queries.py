@@ -42,6 +42,14 @@ UPDATE games SET players = (SELECT count(*) FROM seats s WHERE s.game_id = games
 WHERE players <> (SELECT count(*) FROM seats s WHERE s.game_id = games.id)
 """
 UPDATE_PROGRESS = "UPDATE games SET last_seq = ?, turns = ?, status = ? WHERE id = ? AND last_seq = ?"
+# The same for a group of appends to distinct games (the service's writer), from lists: the count says how many games
+# were still where their append expected them.
+UPDATE_PROGRESS_OF_GAMES = """
+UPDATE games SET last_seq = n.last_seq, turns = n.turns, status = n.status
+FROM (SELECT unnest(?::BIGINT[]) AS id, unnest(?::BIGINT[]) AS last_seq, unnest(?::BIGINT[]) AS turns,
+             unnest(?::VARCHAR[]) AS status, unnest(?::BIGINT[]) AS expected) n
+WHERE games.id = n.id AND games.last_seq = n.expected
+"""
 
 
 def insert_batch(table: str) -> str:
@@ -88,6 +96,13 @@ def _staged(table: str) -> str:
 DELETE_RESULTS = "DELETE FROM results"
 TURN_DECISIONS = "SELECT seat, decisions, choices FROM turn_facts WHERE game_id = ? AND turn = ?"
 DELETE_TURN_FACTS = "DELETE FROM turn_facts WHERE game_id = ? AND turn = ?"
+# The same for a group of appends (replay/live.py), from lists of games and the turn each one's append continues:
+# the deleted rows come back, to be merged with the append's.
+TAKE_TURN_FACTS_OF_GAMES = """
+DELETE FROM turn_facts USING (SELECT unnest(?::BIGINT[]) AS game_id, unnest(?::BIGINT[]) AS turn) t
+WHERE turn_facts.game_id = t.game_id AND turn_facts.turn = t.turn
+RETURNING turn_facts.game_id, turn_facts.seat, turn_facts.decisions, turn_facts.choices
+"""
 DELETE_FACTS = "DELETE FROM turn_facts; DELETE FROM game_facts"
 
 # The service's listing of games (replay/live.py), with the seats of many games at once.

@@ -1,11 +1,14 @@
 """The JSON routes: games, their positions and events, actions, branches, and the live stream. Thin: each parses,
-calls `service.reading` or `service.writing`, and returns what it got.
+calls `service.reading` or `service.writing`, and returns what it got. The writes are async: they await the
+answer of the database's writer (which checks, writes and commits them with the others that arrive meanwhile),
+holding no thread of the pool.
 
 Every route takes its token from the Authorization header only, except the live stream, which a browser's
 EventSource opens without headers: it also takes `?token=`."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 from typing import Annotated, Any
 
@@ -33,9 +36,9 @@ As = Annotated[
 
 
 @router.post("/games", status_code=201, tags=["games"])
-def create_game(body: NewGameBody, service: Svc, caller: Who) -> dict[str, Any]:
+async def create_game(body: NewGameBody, service: Svc, caller: Who) -> dict[str, Any]:
     """Create a game. The answer holds a token per seat and the table's token: hand each player their seat's."""
-    return writing.create(service, caller, body)
+    return await asyncio.wrap_future(writing.create(service, caller, body))
 
 
 @router.get("/games", tags=["games"])
@@ -88,20 +91,20 @@ def read_events(
 
 
 @router.post("/games/{game_id}/actions", tags=["play"])
-def post_action(game_id: int, body: ActionBody, service: Svc, caller: Who) -> dict[str, Any]:
+async def post_action(game_id: int, body: ActionBody, service: Svc, caller: Who) -> dict[str, Any]:
     """Play the seat to move's action, at the sequence number the client expects (409 with the game's own if another
     append came first; 422 with the rule's reason if the action is illegal; nothing is written either way)."""
-    return writing.act(service, caller, game_id, body)
+    return await asyncio.wrap_future(writing.act(service, caller, game_id, body))
 
 
 @router.post("/games/{game_id}/events", tags=["play"])
-def post_events(game_id: int, body: EventsBody, service: Svc, caller: Who) -> dict[str, Any]:
+async def post_events(game_id: int, body: EventsBody, service: Svc, caller: Who) -> dict[str, Any]:
     """Write events a real table supplies (its deals and draws), each checked by the rules, all or nothing.
 
     The table's token writes any event; a seat's token only that seat's own, and none in a game Loom dealt (403:
     its seats play actions). Whose each event is is checked before any rule, so a refusal tells a seat nothing
     about cards it cannot see."""
-    return writing.write_events(service, caller, game_id, body)
+    return await asyncio.wrap_future(writing.write_events(service, caller, game_id, body))
 
 
 @router.post(
@@ -113,13 +116,13 @@ def post_events(game_id: int, body: EventsBody, service: Svc, caller: Who) -> di
         403: {"description": "a seat's token, or another game's: a branch plays on with the recorded deal"},
     },
 )
-def post_branch(game_id: int, body: BranchBody, service: Svc, caller: Who) -> dict[str, Any]:
+async def post_branch(game_id: int, body: BranchBody, service: Svc, caller: Who) -> dict[str, Any]:
     """Branch the game at the start of a turn, play other actions there, and optionally the rest with a bot.
 
     Needs the game's table token or the admin token, on every server: a branch plays on with the game's recorded
     deal, so playing it shows the cards the game deals next, which no seat has seen. A seat's token is refused
     (403), no token too (401). The answer holds the branch's tokens: a seat's each, and its table's."""
-    return writing.fork(service, caller, game_id, body)
+    return await asyncio.wrap_future(writing.fork(service, caller, game_id, body))
 
 
 @router.get("/games/{game_id}/tree", tags=["branches"])

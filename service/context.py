@@ -27,14 +27,14 @@ class Service:
     @classmethod
     def open(cls, settings: Settings) -> Service:
         """Open the database (creating it if needed) and read or make its secret."""
-        db = Database(settings.db)
+        hub = Hub()
+        db = Database(settings.db, appended=hub.appended)
         try:
-            with db.writer() as store:
-                secret = service_secret(store)
+            secret = db.write(service_secret)
         except BaseException:
             db.close()
             raise
-        return cls(settings, db, Keys(secret, settings.admin_token), Hub())
+        return cls(settings, db, Keys(secret, settings.admin_token), hub)
 
     def close(self) -> None:
         """Wake the streams so they end, and close the database."""
@@ -53,8 +53,8 @@ class Caller:
         return service.keys.grant(self.token, info.id, info.players)
 
 
-def service_of(request: Request) -> Service:
-    """The server's shared parts (a FastAPI dependency)."""
+async def service_of(request: Request) -> Service:
+    """The server's shared parts (a FastAPI dependency; async, as the others: none needs a thread of the pool)."""
     return request.app.state.service  # type: ignore[no-any-return]
 
 
@@ -62,7 +62,7 @@ class TokenInAddress(LoomError):
     """A token sent in the address of a route that takes it only in a header (400)."""
 
 
-def no_token_in_address(request: Request) -> None:
+async def no_token_in_address(request: Request) -> None:
     """Refuse `?token=` (a FastAPI dependency of the JSON routes): an address ends up in access logs, proxies'
     logs and browser histories, so a token goes there only where a browser cannot send a header."""
     if "token" in request.query_params:
@@ -77,12 +77,12 @@ def _bearer(request: Request) -> str | None:
     return value.strip() if scheme.lower() == "bearer" and value.strip() else None
 
 
-def caller_of(request: Request) -> Caller:
+async def caller_of(request: Request) -> Caller:
     """The request's token, from its Authorization header (a FastAPI dependency)."""
     return Caller(_bearer(request))
 
 
-def browser_caller_of(request: Request) -> Caller:
+async def browser_caller_of(request: Request) -> Caller:
     """The request's token, from its Authorization header or else `?token=` (a FastAPI dependency of the pages
     and the live stream, which a browser opens without headers: a link, an EventSource)."""
     return Caller(_bearer(request) or request.query_params.get("token") or None)

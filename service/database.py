@@ -1,20 +1,24 @@
-"""The one database file the server owns: a cursor per thread for reads, one writer at a time, the latest positions.
+"""The one database file the server owns: a cursor per thread for reads, one writer thread, the latest positions.
 
 A store's connection is not safe across threads, and requests run on a pool of threads: each thread reads
-through its own cursor of the one connection, and every write holds one lock, so two appends never interleave.
+through its own cursor of the one connection, and every write is a job of the one writer (`service.committer`),
+which commits the writes that arrive together in one transaction.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import Any
+from collections.abc import Callable
+from concurrent.futures import Future
+from typing import Any, TypeVar
 
 from loom.replay.readers import PUBLISH_EVERY, Publisher
 from loom.replay.replay import Position, position
 from loom.replay.store import GameInfo, Store
+from loom.service.committer import Committer, Job, Staged
+
+T = TypeVar("T")
 
 LATEST = 512
 """Games whose latest state is kept in memory: an append then starts from it instead of folding the game."""
@@ -23,18 +27,25 @@ LATEST = 512
 class Database:
     """The store of a running server."""
 
-    def __init__(self, path: str, *, publish_every: float = PUBLISH_EVERY) -> None:
+    def __init__(
+        self,
+        path: str,
+        *,
+        publish_every: float = PUBLISH_EVERY,
+        appended: Callable[[int], None] = lambda game_id: None,
+    ) -> None:
         self.store = Store.open(path)
         self.path = self.store.path
         self._local = threading.local()
         self._cursors: list[Store] = []
         self._cursors_lock = threading.Lock()
         self._closed = False
-        self._write = threading.Lock()
+        self._appended = appended
         self._latest: OrderedDict[int, tuple[GameInfo, Any]] = OrderedDict()
         self._latest_lock = threading.Lock()
         # Other processes cannot open the file while this one holds it: they read the copy published beside it.
         self.publisher = Publisher.start(self.store, every=publish_every)
+        self.committer = Committer(self.store.cursor(), self.latest, self.remember, self.forget, self._committed)
 
     def reader(self) -> Store:
         """This thread's store, on its own cursor."""
@@ -46,15 +57,20 @@ class Database:
                 self._cursors.append(store)
         return store
 
-    @contextmanager
-    def writer(self) -> Iterator[Store]:
-        """The store to write with, held by one thread at a time."""
-        with self._write:
-            try:
-                yield self.reader()
-            finally:
-                if self.publisher is not None:
-                    self.publisher.changed()  # never waits: the copy is made on the publisher's thread
+    def submit(self, job: Job[T]) -> Future[T]:
+        """Hand a write to the writer; its answer once committed (with the writes that arrived with it)."""
+        return self.committer.submit(job)
+
+    def write(self, write: Callable[[Store], T]) -> T:
+        """Run `write` on the writer's store (in the transaction of its group), once committed; what it returned."""
+        return self.submit(lambda live: Staged(answer=lambda done: done, write=write)).result()
+
+    def _committed(self, game_ids: list[int]) -> None:
+        """After each commit (on the writer's thread): wake the games' streams, and have the copy published."""
+        for game_id in game_ids:
+            self._appended(game_id)
+        if self.publisher is not None:
+            self.publisher.changed()  # never waits: the copy is made on the publisher's thread
 
     def latest(self, game_id: int) -> tuple[GameInfo, Any]:
         """The game's row and its state after its last event: from memory, else read and kept.
@@ -94,9 +110,11 @@ class Database:
             if self._closed:
                 return
             self._closed = True
+            self.committer.close()  # answers the writes already handed over
             if self.publisher is not None:
                 self.publisher.stop()  # before the connection closes: its last copy may be under way
             for store in self._cursors:
                 store.close()
             self._cursors.clear()
+        self.committer.store.close()
         self.store.close()

@@ -1,9 +1,14 @@
 """Writing games: create one (dealt by the server or by a real table), append an action or a table's events at an
-expected sequence number, branch. Every rule is checked before the single write; a refusal writes nothing."""
+expected sequence number, branch. Every rule is checked before the single write; a refusal writes nothing.
+
+Each write is a job of the database's one writer (`service.committer`): it is checked there against the game's live
+state, written with the writes that arrived with it in one transaction, and answered once that is committed. Each
+function returns the answer to come (a Future): the API awaits it, a thread may wait on `.result()`."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import replace
 from typing import Any
 
@@ -11,16 +16,17 @@ from loom.engine.protocol import CHANCE_TO_MOVE, Game
 from loom.engine.registry import get_bot, get_game
 from loom.events.base import IllegalAction
 from loom.replay.branches import branch
-from loom.replay.live import Played, add_game, append_played, checked_events, dealt_game, played_action, table_game
-from loom.replay.store import ConcurrencyError, GameInfo, Seat
+from loom.replay.live import Append, Played, add_game, checked_events, dealt_game, played_action, table_game
+from loom.replay.store import GameInfo, NewGame, Seat, Store
 from loom.service.access import Forbidden, Unauthorized, may_act, require_admin
+from loom.service.committer import Live, Staged
 from loom.service.context import Caller, Service
 from loom.service.errors import Conflict
 from loom.service.models import ActionBody, BranchBody, EventsBody, NewGameBody
 from loom.service.views import tell_state
 
 
-def create(service: Service, caller: Caller, body: NewGameBody) -> dict[str, Any]:
+def create(service: Service, caller: Caller, body: NewGameBody) -> Future[dict[str, Any]]:
     """A new game; its id, sequence number and tokens."""
     require_admin(service.keys, caller.token, "creating a game")
     game = get_game(body.game)
@@ -35,15 +41,24 @@ def create(service: Service, caller: Caller, body: NewGameBody) -> dict[str, Any
         new = dealt_game(game, [Seat(name, bot) for name, bot in zip(body.players, labels)], body.seed)
     else:
         new = table_game(game, body.events or [], body.bots)
-    with service.db.writer() as store:
-        game_id = add_game(store, new)
-    issued = service.keys.tokens(game_id, len(new.seats))
-    return {"id": game_id, "seq": new.events.seq[-1], "status": new.status, "tokens": issued}
+    return service.db.submit(lambda live: _created(service, new))
 
 
-def act(service: Service, caller: Caller, game_id: int, body: ActionBody) -> dict[str, Any]:
+def _created(service: Service, new: NewGame) -> Staged[dict[str, Any]]:
+    def answer(game_id: int) -> dict[str, Any]:
+        issued = service.keys.tokens(game_id, len(new.seats))
+        return {"id": game_id, "seq": new.events.seq[-1], "status": new.status, "tokens": issued}
+
+    return Staged(answer, write=lambda store: add_game(store, new))
+
+
+def act(service: Service, caller: Caller, game_id: int, body: ActionBody) -> Future[dict[str, Any]]:
     """The seat to move plays an action; chance follows from the game's seed."""
-    info, state = _at(service, game_id, body.expected_seq)
+    return service.db.submit(lambda live: _acted(service, caller, game_id, body, live))
+
+
+def _acted(service: Service, caller: Caller, game_id: int, body: ActionBody, live: Live) -> Staged[dict[str, Any]]:
+    info, state = _at(live, game_id, body.expected_seq)
     game = get_game(info.game)
     mover = game.to_move(state)
     if mover is None:
@@ -58,21 +73,27 @@ def act(service: Service, caller: Caller, game_id: int, body: ActionBody) -> dic
     if seat != mover:
         raise IllegalAction(f"it is seat {mover}'s turn, not seat {seat}'s")
     played = played_action(game, state, info.seed, info.last_seq, body.action)
-    return _append(service, info, game, state, played, seat if not grant.everything else None)
+    return _append(live, info, game, state, played, seat if not grant.everything else None)
 
 
-def write_events(service: Service, caller: Caller, game_id: int, body: EventsBody) -> dict[str, Any]:
+def write_events(service: Service, caller: Caller, game_id: int, body: EventsBody) -> Future[dict[str, Any]]:
     """Events a client writes itself, each checked by the rules: the table's token writes any; a seat's token only
     events its seat makes (chance's need the table), and none in a game Loom dealt (its seats play actions).
 
     Whose event each one is is checked before its rules run: a rule's refusal may describe the table as it really
     is (the top card of the deck), which a seat must not learn by writing events it may not write."""
-    info, state = _at(service, game_id, body.expected_seq)
+    return service.db.submit(lambda live: _written_events(service, caller, game_id, body, live))
+
+
+def _written_events(
+    service: Service, caller: Caller, game_id: int, body: EventsBody, live: Live
+) -> Staged[dict[str, Any]]:
+    info, state = _at(live, game_id, body.expected_seq)
     game = get_game(info.game)
     grant = caller.grant(service, info)
     if grant.anonymous:
         _refuse(caller, "writing events needs the game's table token, or a seat's token for that seat's own events")
-    if grant.seat is not None and dealt_by_loom(service, game_id):
+    if grant.seat is not None and dealt_by_loom(live.store, game_id):
         raise Forbidden(
             f"game {game_id} was dealt by Loom, which knows its hidden cards: seat {grant.seat} plays actions "
             f"(POST /games/{game_id}/actions) and writes no events"
@@ -82,13 +103,13 @@ def write_events(service: Service, caller: Caller, game_id: int, body: EventsBod
     if not grant.everything and any(step.actor != grant.seat for step in played.steps):
         # may_write saw every event before its rules; this second look keeps it so whatever the parser accepts
         _refuse(caller, f"seat {grant.seat}'s token writes only seat {grant.seat}'s events")
-    return _append(service, info, game, state, played, grant.seat)
+    return _append(live, info, game, state, played, grant.seat)
 
 
-def dealt_by_loom(service: Service, game_id: int) -> bool:
+def dealt_by_loom(store: Store, game_id: int) -> bool:
     """Whether Loom recorded the game's hidden orders (its first event has the deck, and Moorea's the pile too):
     a game the server dealt, not one whose cards a real table reports as they turn up."""
-    first = service.db.reader().load(game_id, after=0, upto=1)[0].payload
+    first = store.load(game_id, after=0, upto=1)[0].payload
     return any(getattr(first, name, None) is not None for name in ("deck", "pile"))
 
 
@@ -107,47 +128,47 @@ def _refuse(caller: Caller, reason: str) -> None:
     raise (Forbidden if caller.token is not None else Unauthorized)(reason)
 
 
-def _at(service: Service, game_id: int, expected_seq: int) -> tuple[GameInfo, Any]:
+def _at(live: Live, game_id: int, expected_seq: int) -> tuple[GameInfo, Any]:
     """The game and its latest state, if the client's expected sequence number is still its last event."""
-    info, state = service.db.latest(game_id)
+    info, state = live.latest(game_id)
     if info.last_seq != expected_seq:
         raise Conflict(f"game {game_id} is at event {info.last_seq}, not {expected_seq}; read it again", info.last_seq)
     return info, state
 
 
-def _append(
-    service: Service, info: GameInfo, game: Game, before: Any, played: Played, seat: int | None
-) -> dict[str, Any]:
-    """Write what was played at the expected sequence number; the new position as the actor sees it."""
-    try:
-        with service.db.writer() as store:
-            last = append_played(store, info.id, game, before, played, info.last_seq)
-    except ConcurrencyError:
-        service.db.forget(info.id)
-        now = service.db.reader().game_row(info.id).last_seq
-        raise Conflict(f"game {info.id} is at event {now}, not {info.last_seq}; read it again", now) from None
+def _append(live: Live, info: GameInfo, game: Game, before: Any, played: Played, seat: int | None) -> Staged[Any]:
+    """What was played, to append at the expected sequence number; once written, the new position as the actor
+    sees it."""
+    last, turn = info.last_seq + len(played.steps), played.steps[-1].turn
     status = "finished" if game.to_move(played.state) is None else "open"
-    service.db.remember(replace(info, last_seq=last, turns=played.steps[-1].turn, status=status), played.state)
-    service.hub.appended(info.id)
-    told = tell_state(game, played.state, "all" if seat is None else seat, info.players)
-    return {
-        "id": info.id,
-        "seq": last,
-        "turn": played.steps[-1].turn,
-        "status": status,
-        "to_move": told.to_move,
-        "legal": told.legal,
-        "state": told.described,
-    }
+    live.play(replace(info, last_seq=last, turns=turn, status=status), played.state)
+
+    def answer(_: None) -> dict[str, Any]:
+        told = tell_state(game, played.state, "all" if seat is None else seat, info.players)
+        return {
+            "id": info.id,
+            "seq": last,
+            "turn": turn,
+            "status": status,
+            "to_move": told.to_move,
+            "legal": told.legal,
+            "state": told.described,
+        }
+
+    return Staged(answer, appends=[Append(info, game, before, played)])
 
 
-def fork(service: Service, caller: Caller, game_id: int, body: BranchBody) -> dict[str, Any]:
+def fork(service: Service, caller: Caller, game_id: int, body: BranchBody) -> Future[dict[str, Any]]:
     """A branch of the game at the start of a turn; its id and tokens (for the table's or the admin token only).
 
     A branch plays on with the game's recorded deal and seed, so whoever plays it sees the cards the game would
     have dealt next: the live game's future draws. Only the table (who sees every card) may do that.
     """
-    info = service.db.reader().game_row(game_id)
+    return service.db.submit(lambda live: _forked(service, caller, game_id, body, live))
+
+
+def _forked(service: Service, caller: Caller, game_id: int, body: BranchBody, live: Live) -> Staged[dict[str, Any]]:
+    info = live.store.game_row(game_id)
     grant = caller.grant(service, info)
     if not grant.everything:
         if grant.seat is not None:
@@ -158,16 +179,20 @@ def fork(service: Service, caller: Caller, game_id: int, body: BranchBody) -> di
         _refuse(caller, f"branching game {game_id} needs its table token or the admin token")
     if body.bot is not None:
         get_bot(get_game(info.game), body.bot)
-    with service.db.writer() as store:
-        new_id = branch(store, game_id, body.turn, body.actions, body.bot)
-        new = store.game_row(new_id)
-    return {
-        "id": new_id,
-        "parent": game_id,
-        "seq": new.last_seq,
-        "status": new.status,
-        "tokens": service.keys.tokens(new_id, new.players),
-    }
+
+    def write(store: Store) -> GameInfo:
+        return store.game_row(branch(store, game_id, body.turn, body.actions, body.bot))
+
+    def answer(new: GameInfo) -> dict[str, Any]:
+        return {
+            "id": new.id,
+            "parent": game_id,
+            "seq": new.last_seq,
+            "status": new.status,
+            "tokens": service.keys.tokens(new.id, new.players),
+        }
+
+    return Staged(answer, write=write)
 
 
 def tokens(service: Service, caller: Caller, game_id: int) -> dict[str, Any]:

@@ -1,0 +1,243 @@
+"""One writer per database, committing in groups.
+
+Every write of a running server is a job handed to one thread. The writer takes every job waiting (those that
+arrived while it committed the last group), checks each one in turn against the live state (the latest positions
+kept in memory, and what the jobs before it in the group played), then writes the group in ONE transaction: one
+commit, not one per request. A job is answered only once its group is committed (or refused), so an acknowledged
+append survives a crash.
+
+If the group's transaction fails (a database error, a game that moved under a state kept in memory), nothing of it
+is kept, and each of its jobs runs again alone, in its own transaction: each request gets its own true answer.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from typing import Any, Generic, Protocol, TypeVar
+
+from loom.replay.live import Append, append_group
+from loom.replay.store import ConcurrencyError, GameInfo, Store, StoreError
+
+log = logging.getLogger("loom.service")
+
+T = TypeVar("T")
+GROUP = 256
+"""Jobs written in one transaction at most: a bound on how long the first of them waits for the commit."""
+LINGER = 0.005
+"""Seconds the writer waits at most for a group to fill up (and never more than half the last group took)."""
+
+
+class Live:
+    """The latest position of each game as a group's jobs see it: what the group played so far, else what is kept."""
+
+    def __init__(self, store: Store, latest: Callable[[int], tuple[GameInfo, Any]]) -> None:
+        self.store = store
+        self._latest = latest
+        self.played: dict[int, tuple[GameInfo, Any]] = {}
+
+    def latest(self, game_id: int) -> tuple[GameInfo, Any]:
+        """The game's row and its state after its last event, this group's appends included."""
+        return self.played.get(game_id) or self._latest(game_id)
+
+    def play(self, info: GameInfo, state: Any) -> None:
+        """Say that a job of the group took game `info.id` to `state` (the last thing a job does when staged)."""
+        self.played[info.id] = (info, state)
+
+
+@dataclass
+class Staged(Generic[T]):
+    """A checked job, ready to be written: its appends (written with the group's), anything else it writes (in the
+    group's transaction, in the order of the jobs), and its answer once committed (given what `write` returned)."""
+
+    answer: Callable[[Any], T]
+    appends: Sequence[Append] = ()
+    write: Callable[[Store], Any] | None = None
+
+
+class Job(Protocol[T]):
+    """A write to check and stage; it writes nothing itself, and raises to refuse (its request's answer)."""
+
+    def __call__(self, live: Live) -> Staged[T]: ...
+
+
+@dataclass
+class _Waiting:
+    job: Job[Any]
+    future: Future[Any] = field(default_factory=Future)
+
+
+class Committer:
+    """The writer thread of one database."""
+
+    def __init__(
+        self,
+        store: Store,
+        latest: Callable[[int], tuple[GameInfo, Any]],
+        remember: Callable[[GameInfo, Any], None],
+        forget: Callable[[int], None],
+        committed: Callable[[list[int]], None],
+    ) -> None:
+        self.store = store
+        self._latest, self._remember, self._forget, self._committed = latest, remember, forget, committed
+        self._queue: queue.SimpleQueue[_Waiting | None] = queue.SimpleQueue()
+        self._closed = False
+        self._stopping = False
+        self._lock = threading.Lock()
+        self.groups = 0  # transactions committed, and jobs in them: how much grouping happens
+        self.jobs = 0
+        self._thread = threading.Thread(target=self._run, name="loom-writer", daemon=True)
+        self._thread.start()
+
+    def submit(self, job: Job[T]) -> Future[T]:
+        """Hand a job to the writer; its answer once written (or its refusal)."""
+        waiting = _Waiting(job)
+        with self._lock:
+            if self._closed:
+                waiting.future.set_exception(StoreError("the server is stopping; nothing was written"))
+                return waiting.future
+            self._queue.put(waiting)
+        return waiting.future
+
+    def close(self) -> None:
+        """Answer the jobs already handed over, then stop the thread."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            self._queue.put(None)
+        self._thread.join()
+
+    def _run(self) -> None:
+        expected, linger = 1, 0.0
+        while True:
+            group = self._take(expected, linger)
+            if not group:
+                return
+            began = time.monotonic()
+            try:
+                self._write_group(group)
+            except BaseException as error:  # a bug of the writer itself: answer everyone rather than hang them
+                log.exception("the writer failed")
+                for waiting in group:
+                    if not waiting.future.done():
+                        waiting.future.set_exception(error)
+            # The clients just answered will likely send their next writes soon, and those that wrote meanwhile
+            # are waiting already: the next group waits for as many, for up to half the time a group takes.
+            expected = len(group) + self._queue.qsize()
+            linger = min(LINGER, (time.monotonic() - began) / 2)
+            if self._stopping:
+                return
+
+    def _take(self, expected: int, linger: float) -> list[_Waiting]:
+        """The next group: every job waiting, and for up to `linger` seconds more, until there are `expected`
+        (clients answered together send their next writes together, but each reaches the writer only after the
+        event loop has read and parsed it). Empty once the committer is closed."""
+        first = self._queue.get()
+        if first is None:
+            return []
+        group, deadline = [first], time.monotonic() + linger
+        while len(group) < GROUP:
+            try:
+                if len(group) < expected:
+                    more = self._queue.get(timeout=max(0.0, deadline - time.monotonic()))
+                else:
+                    more = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            if more is None:
+                self._stopping = True
+                break
+            group.append(more)
+        return group
+
+    def _write_group(self, group: list[_Waiting]) -> None:
+        """Check every job against the live state, write the staged ones in one transaction, then answer all."""
+        if len(group) == 1:
+            self._write_alone(group[0])
+            return
+        live = Live(self.store, self._latest)
+        staged: list[tuple[_Waiting, Staged[Any] | BaseException]] = []
+        try:
+            with self.store.transaction():
+                for waiting in group:
+                    staged.append((waiting, _checked(waiting.job, live)))
+                written = _written(self.store, [s for _, s in staged if isinstance(s, Staged)])
+        except Exception:
+            # Nothing of the group was kept: each job again, alone, for its own true answer.
+            for waiting in group:
+                self._write_alone(waiting)
+            return
+        self._done(live, [s for _, s in staged if isinstance(s, Staged)])
+        results = iter(written)
+        for waiting, outcome in staged:
+            if isinstance(outcome, Staged):
+                _answer(waiting.future, outcome, next(results))
+            else:
+                waiting.future.set_exception(outcome)
+
+    def _write_alone(self, waiting: _Waiting) -> None:
+        """One job in its own transaction."""
+        live, outcome = Live(self.store, self._latest), None
+        try:
+            with self.store.transaction():
+                outcome = waiting.job(live)
+                (written,) = _written(self.store, [outcome])
+        except ConcurrencyError as error:
+            waiting.future.set_exception(self._conflict(live, outcome, error))
+            return
+        except BaseException as error:
+            waiting.future.set_exception(error)
+            return
+        self._done(live, [outcome])
+        _answer(waiting.future, outcome, written)
+
+    def _conflict(self, live: Live, outcome: Staged[Any] | None, error: ConcurrencyError) -> Exception:
+        """A game moved under the state kept of it: forget it, and tell the client where the game really is."""
+        from loom.service.errors import Conflict  # errors imports the web framework; the writer need not
+
+        for game_id in live.played:
+            self._forget(game_id)
+        if outcome is None or len(outcome.appends) != 1:
+            return error
+        info = outcome.appends[0].info
+        now = self.store.game_row(info.id).last_seq
+        return Conflict(f"game {info.id} is at event {now}, not {info.last_seq}; read it again", now)
+
+    def _done(self, live: Live, staged: list[Staged[Any]]) -> None:
+        """After a commit: keep the new latest states and say which games changed."""
+        for info, state in live.played.values():
+            self._remember(info, state)
+        self.groups += 1
+        self.jobs += len(staged)
+        self._committed(sorted({a.info.id for s in staged for a in s.appends}))
+
+
+def _checked(job: Job[Any], live: Live) -> Staged[Any] | BaseException:
+    """The job checked and staged, or what refused it (a refusal writes nothing: the group goes on)."""
+    try:
+        return job(live)
+    except Exception as error:
+        return error
+
+
+def _written(store: Store, staged: Sequence[Staged[Any]]) -> list[Any]:
+    """Write the staged jobs (in the caller's transaction): each one's own writes in order, then every append at
+    once; what each one's `write` returned."""
+    results = [None if s.write is None else s.write(store) for s in staged]
+    appends = [a for s in staged for a in s.appends]
+    if appends:
+        append_group(store, appends)
+    return results
+
+
+def _answer(future: Future[Any], staged: Staged[Any], written: Any) -> None:
+    try:
+        future.set_result(staged.answer(written))
+    except BaseException as error:
+        future.set_exception(error)
