@@ -41,6 +41,7 @@ Bot = Annotated[
 Players = Annotated[int | None, typer.Option("--players", min=1, help="Only games of this many players.")]
 Finished = Annotated[bool, typer.Option("--finished", help="Only finished games.")]
 Branches = Annotated[bool, typer.Option("--branches/--no-branches", help="Take branches too (or root games only).")]
+LakeIds = Annotated[list[str] | None, typer.Option("--id", help="With --lake: only these lake ids or ranges (10-20).")]
 
 
 class Format(StrEnum):
@@ -185,18 +186,7 @@ def _export_lake(db: Path | None, lake: Path, chosen: Selection) -> None:
 
 
 def import_lake_command(
-    file: Path | None,
-    lake: Path | None,
-    db: Path | None,
-    as_json: bool,
-    ids: list[str],
-    game: str | None,
-    since: datetime | None,
-    until: datetime | None,
-    bot: str | None,
-    players: int | None,
-    finished: bool,
-    branches: bool,
+    file: Path | None, lake: Path | None, chosen: Selection, db: Path | None, as_json: bool
 ) -> None:
     """`logs import --lake DIR`: the chosen games of a lake into the store, all or nothing; the lake's ids mapped to
     the new ones with --json."""
@@ -204,9 +194,10 @@ def import_lake_command(
 
     if file is not None and lake is not None:
         raise BadSelection("give a log file or --lake DIR, not both")
+    if lake is None and file is not None:
+        raise BadSelection("the filters choose games of a lake (--lake DIR): a log file is imported whole")
     if lake is None:
         raise BadSelection("give a log file to import ('-' reads stdin), or --lake DIR")
-    chosen = selection(ids, game, since, until, bot, players, finished, branches)
     with open_store(db) as store:
         try:
             mapping = import_lake(store, lake, chosen)

@@ -10,8 +10,20 @@ import typer
 
 from loom.cli.app import app
 from loom.cli.common import AsJson, Db, fails_cleanly, open_store, out, print_json
-from loom.cli.exporting import Bot, Branches, Finished, Game, Players, Since, Until, import_lake_command
+from loom.cli.exporting import (
+    Bot,
+    Branches,
+    Finished,
+    Game,
+    LakeIds,
+    Players,
+    Since,
+    Until,
+    import_lake_command,
+    selection,
+)
 from loom.events.base import LoomError
+from loom.replay.export import Selection
 from loom.replay.logfile import import_file
 from loom.replay.projections import rebuild
 
@@ -23,7 +35,7 @@ def import_command(
     db: Db = None,
     as_json: AsJson = False,
     lake: Annotated[Path | None, typer.Option("--lake", help="Load the games of a Parquet lake instead.")] = None,
-    ids: Annotated[list[str] | None, typer.Option("--id", help="With --lake: only these lake ids or ranges.")] = None,
+    lake_ids: LakeIds = None,
     game: Game = None,
     since: Since = None,
     until: Until = None,
@@ -33,8 +45,9 @@ def import_command(
     branches: Branches = True,
 ) -> None:
     """Check every event of a log file (or a lake) against the rules and store its games, all or nothing."""
-    if lake is not None or file is None:
-        import_lake_command(file, lake, db, as_json, ids or [], game, since, until, bot, players, finished, branches)
+    chosen = selection(lake_ids or [], game, since, until, bot, players, finished, branches)
+    if lake is not None or file is None or chosen != Selection():
+        import_lake_command(file, lake, chosen, db, as_json)
         return
     try:
         handle = sys.stdin if str(file) == "-" else file.open(encoding="utf-8")

@@ -62,4 +62,5 @@ def test_a_lake_imports_with_its_ids_mapped(db: Path, tmp_path: Path) -> None:
 def test_an_import_needs_one_source(db: Path, tmp_path: Path) -> None:
     assert "give a log file" in fails("import", "--db", db)
     assert "not both" in fails("import", tmp_path / "x.jsonl", "--lake", tmp_path, "--db", db)
+    assert "a log file is imported whole" in fails("import", tmp_path / "x.jsonl", "--finished", "--db", db)
     assert "no lake at" in fails("import", "--lake", tmp_path, "--db", db)
