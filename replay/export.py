@@ -27,6 +27,10 @@ PAGE_GAMES = 500
 """Games read per page: two queries a page, and a page's events (about 100,000 for Motto) in memory at most."""
 LAST_ID = 2**31 - 1
 """The largest game id a store holds (an INTEGER column): an open range stops there."""
+_ENCODER = json.JSONEncoder(ensure_ascii=False)
+"""json.dumps(..., ensure_ascii=False) without making an encoder per line."""
+_KINDS: dict[str, tuple[str, int]] = {}
+"""Each event type's name as JSON and its current schema version."""
 _RANGE = re.compile(r"(\d+)(?:-(\d*))?")
 
 
@@ -120,11 +124,16 @@ def _header(game_id: int, game: str, parent_id: int | None, fork_seq: int | None
 
 
 def _line(row: tuple[Any, ...]) -> str:
-    """An event's line, as export_lines writes it: the stored JSON's fields after the envelope's."""
+    """An event's line, as export_lines writes it: the envelope, then the stored JSON's fields."""
     _, seq, turn, actor, kind, version, payload = row
-    current = payload_class(kind).VERSION
+    known = _KINDS.get(kind)
+    if known is None:
+        known = _KINDS[kind] = (_ENCODER.encode(kind), payload_class(kind).VERSION)
+    kind_json, current = known
     # The stored fields are the payload's, in its order: no need to build the event, unless an older schema wrote
     # them and they must be upcast as a replay would.
     fields = orjson.loads(payload) if version == current else decode_payload_text(kind, payload, version).to_json()
-    line = {"seq": seq, "turn": turn, "actor": actor, "type": kind, "v": current}
-    return json.dumps(line | fields, ensure_ascii=False)
+    body = _ENCODER.encode(fields)
+    # json.dumps(envelope | fields) written out: the envelope's numbers need no encoder, and one encode is the cost.
+    envelope = f'{{"seq": {seq}, "turn": {turn}, "actor": {"null" if actor is None else actor}, "type": {kind_json}'
+    return f'{envelope}, "v": {current}' + (", " + body[1:] if len(body) > 2 else "}")
