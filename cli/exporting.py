@@ -113,7 +113,7 @@ def export_command(
         if count == 0:
             _no_game(store, chosen)
         if output is None:
-            _stream(store, sys.stdout, count)
+            _to_stdout(store, count)
             return
         try:
             with output.open("w", encoding="utf-8") as file:
@@ -124,6 +124,18 @@ def export_command(
         out.print(f"wrote game {chosen.ranges[0][0]} ({events} events) to {escape(str(output))}")
     else:
         out.print(f"wrote {count} games ({events:,} events) to {escape(str(output))}")
+
+
+def _to_stdout(store: Store, count: int) -> None:
+    """Stream the chosen games to stdout; a reader that stops early (`| head`) stops the export quietly."""
+    try:
+        _stream(store, sys.stdout, count)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # Python would complain once more when it flushes stdout at exit: point stdout at /dev/null first.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except OSError as error:
+        raise LoomError(f"cannot write to stdout: {error.strerror}") from None
 
 
 def _lake_folder(ids: list[str], output: Path | None) -> Path:
