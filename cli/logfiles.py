@@ -1,4 +1,4 @@
-"""`logs export`, `logs import`, `logs rebuild`: the JSON Lines log format and the projections."""
+"""`logs import`, `logs rebuild`: the JSON Lines log format (or a Parquet lake) in, and the projections."""
 
 from __future__ import annotations
 
@@ -7,44 +7,48 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.markup import escape
 
 from loom.cli.app import app
 from loom.cli.common import AsJson, Db, fails_cleanly, open_store, out, print_json
+from loom.cli.exporting import (
+    Bot,
+    Branches,
+    Finished,
+    Game,
+    LakeIds,
+    Players,
+    Since,
+    Until,
+    import_lake_command,
+    selection,
+)
 from loom.events.base import LoomError
-from loom.replay.logfile import export_lines, import_file
+from loom.replay.export import Selection
+from loom.replay.logfile import import_file
 from loom.replay.projections import rebuild
-
-
-@app.command("export")
-@fails_cleanly
-def export_command(
-    game_id: Annotated[int, typer.Argument(help="The game's id.")],
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="The file (default: stdout).")] = None,
-    db: Db = None,
-) -> None:
-    """Write a game as a JSON Lines log (docs/log-format.md)."""
-    with open_store(db, read_only=True) as store:
-        lines = list(export_lines(store, game_id))
-    text = "\n".join(lines) + "\n"
-    if output is None:
-        sys.stdout.write(text)
-        return
-    try:
-        output.write_text(text, encoding="utf-8")
-    except OSError as error:
-        raise LoomError(f"cannot write {output}: {error.strerror}") from None
-    out.print(f"wrote game {game_id} ({len(lines) - 1} events) to {escape(str(output))}")
 
 
 @app.command("import")
 @fails_cleanly
 def import_command(
-    file: Annotated[Path, typer.Argument(help="A JSON Lines log; '-' reads stdin.")],
+    file: Annotated[Path | None, typer.Argument(help="A JSON Lines log; '-' reads stdin.", show_default=False)] = None,
     db: Db = None,
     as_json: AsJson = False,
+    lake: Annotated[Path | None, typer.Option("--lake", help="Load the games of a Parquet lake instead.")] = None,
+    lake_ids: LakeIds = None,
+    game: Game = None,
+    since: Since = None,
+    until: Until = None,
+    bot: Bot = None,
+    players: Players = None,
+    finished: Finished = False,
+    branches: Branches = True,
 ) -> None:
-    """Check every event of a log file against the rules and store its games, all or nothing."""
+    """Check every event of a log file (or a lake) against the rules and store its games, all or nothing."""
+    chosen = selection(lake_ids or [], game, since, until, bot, players, finished, branches)
+    if lake is not None or file is None or chosen != Selection():
+        import_lake_command(file, lake, chosen, db, as_json)
+        return
     try:
         handle = sys.stdin if str(file) == "-" else file.open(encoding="utf-8")
     except OSError as error:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from loom.cli import dashboard, demo, games, logfiles, replaying, serve, whatif  # noqa: F401  (each registers its commands)
+from loom.cli import dashboard, demo, exporting, games, logfiles, replaying, serve, whatif  # noqa: F401  (each registers its commands)
 from loom.cli.app import app
 
 

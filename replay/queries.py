@@ -316,3 +316,119 @@ SELECT {select_list("win_chances", without=("game_id",))} FROM win_chances WHERE
 KEY_MOMENTS = f"""
 SELECT {select_list("key_moments", without=("game_id",))} FROM key_moments WHERE game_id = ? ORDER BY seq
 """
+
+
+# --- Bulk export and the Parquet lake (replay/export.py, replay/lake.py) -------------------------------------------
+# An export first chooses its games into the temporary table `export_chosen` (a read-only store may keep temporary
+# tables), then reads them a page at a time: one query for a page's games and one for every event of the page, each
+# game's parents' prefix included. The same statements read a store and a lake, whose views have the store's names.
+
+_CHOSEN = """
+SELECT g.id, g.parent_id FROM games g
+WHERE ($game::VARCHAR IS NULL OR g.game = $game::VARCHAR)
+  AND ($since::TIMESTAMPTZ IS NULL OR g.created_at >= $since::TIMESTAMPTZ)
+  AND ($until::TIMESTAMPTZ IS NULL OR g.created_at < $until::TIMESTAMPTZ)
+  AND ($players::INTEGER IS NULL OR g.players = $players::INTEGER)
+  AND (NOT $finished::BOOLEAN OR g.status = 'finished')
+  AND ($branches::BOOLEAN OR g.parent_id IS NULL)
+  AND ($bot::VARCHAR IS NULL OR g.id IN (
+      SELECT game_id FROM seats WHERE bot = $bot::VARCHAR OR starts_with(bot, $bot::VARCHAR || ':')))
+  AND ($ranges::INTEGER[][] IS NULL OR len(list_filter($ranges::INTEGER[][], lambda r: g.id BETWEEN r[1] AND r[2])) > 0)
+"""
+# With the games they branch from (a lake stores a branch's own events only: its prefix must be there too).
+_WITH_ANCESTORS = f"""
+WITH RECURSIVE up(id, parent_id) AS (
+    {_CHOSEN}
+    UNION
+    SELECT g.id, g.parent_id FROM up JOIN games g ON g.id = up.parent_id
+)
+SELECT id FROM up
+"""
+
+
+def choose_export(*, with_ancestors: bool) -> str:
+    """The choice of an export's games (the filters of replay/export.py's Selection) into `export_chosen`."""
+    chosen = _WITH_ANCESTORS if with_ancestors else f"SELECT id FROM ({_CHOSEN})"
+    return f"CREATE OR REPLACE TEMP TABLE export_chosen AS {chosen}"
+
+
+EXPORT_COUNT = "SELECT count(*) FROM export_chosen"
+DROP_EXPORT_CHOSEN = "DROP TABLE IF EXISTS export_chosen"
+EXPORT_PAGE = """
+WITH page AS (SELECT id FROM export_chosen WHERE id > $after ORDER BY id LIMIT $limit)
+SELECT g.id, g.game, g.parent_id, g.fork_seq, list(s.bot ORDER BY s.seat) AS bots
+FROM games g JOIN page p ON p.id = g.id LEFT JOIN seats s ON s.game_id = g.id
+GROUP BY ALL ORDER BY g.id
+"""
+# Every event of the games `$ids`, parents' prefix included, in the order of a log: by game, then seq.
+EXPORT_EVENTS = """
+WITH RECURSIVE part(game_id, owner, after, upto, parent) AS (
+    SELECT id, id, coalesce(fork_seq, 0), last_seq, parent_id FROM games WHERE list_contains($ids::INTEGER[], id)
+    UNION ALL
+    SELECT p.game_id, g.id, coalesce(g.fork_seq, 0), least(p.upto, p.after), g.parent_id
+    FROM part p JOIN games g ON g.id = p.parent
+)
+SELECT p.game_id, e.seq, e.turn, e.actor, e.type, e.version, e.payload
+FROM part p JOIN events e ON e.game_id = p.owner AND e.seq > p.after AND e.seq <= p.upto
+ORDER BY p.game_id, e.seq
+"""
+LAKE_TABLES = ("games", "seats", "events", "results", "turn_facts", "game_facts")
+"""The tables of a lake, in the order an export writes them: games last, so a game's row says its rows are all in."""
+
+
+_LAKE_ORDER = {
+    "games": "t.id",
+    "seats": "t.game_id, t.seat",
+    "events": "t.game_id, t.seq",
+    "results": "t.game_id, t.seat",
+    "turn_facts": "t.game_id, t.turn, t.seat",
+    "game_facts": "t.game_id, t.seq, t.kind, t.key",
+}
+
+
+def literal(text: str) -> str:
+    """A string as an SQL literal (DuckDB takes no parameter for a COPY's file nor in a view)."""
+    return "'" + text.replace("'", "''") + "'"
+
+
+def copy_to_lake(table: str, directory: str, prefix: str) -> str:
+    """The copy of the chosen games' rows of `table` into hive partitions (game, month) of a new directory, every
+    file named from `prefix`."""
+    if table not in LAKE_TABLES:
+        raise ValueError(f"{table!r} is not a lake table")
+    key = "id" if table == "games" else "game_id"
+    extra = "" if table == "games" else "g.game, "
+    return f"""
+COPY (
+    SELECT t.*, {extra}strftime(timezone('UTC', g.created_at), '%Y-%m') AS month
+    FROM {table} t JOIN export_chosen c ON c.id = t.{key} JOIN games g ON g.id = c.id
+    ORDER BY {_LAKE_ORDER[table]}
+) TO {literal(directory)} (
+    FORMAT parquet, COMPRESSION zstd, PARTITION_BY (game, month), FILENAME_PATTERN {literal(prefix + "-{i}")}
+)"""
+
+
+def lake_view(table: str, files: str, columns: str) -> str:
+    """A view named like the store's table over a lake table's Parquet files (a glob), with the store's columns."""
+    if table not in LAKE_TABLES:
+        raise ValueError(f"{table!r} is not a lake table")
+    return f"""
+CREATE OR REPLACE VIEW {table} AS SELECT {columns}
+FROM read_parquet({literal(files)}, hive_partitioning = true, hive_types = {{'game': VARCHAR, 'month': VARCHAR}})"""
+
+
+def lake_games(files: str) -> str:
+    """The games a lake holds already: id, kind, seed and creation time (to tell them from another store's)."""
+    return f"""
+CREATE OR REPLACE TEMP TABLE lake_games AS SELECT id, game, seed, created_at
+FROM read_parquet({literal(files)}, hive_partitioning = true, hive_types = {{'game': VARCHAR, 'month': VARCHAR}})"""
+
+
+NO_LAKE_GAMES = "CREATE OR REPLACE TEMP TABLE lake_games (id INT, game VARCHAR, seed BIGINT, created_at TIMESTAMPTZ)"
+OTHER_STORES_GAME = """
+SELECT l.id FROM lake_games l JOIN games g ON g.id = l.id
+WHERE g.game <> l.game OR g.seed <> l.seed OR g.created_at <> l.created_at
+ORDER BY l.id LIMIT 1
+"""
+LEAVE_OUT_LAKE_GAMES = "DELETE FROM export_chosen WHERE id IN (SELECT id FROM lake_games)"
+DROP_LAKE_GAMES = "DROP TABLE IF EXISTS lake_games"

@@ -1,0 +1,167 @@
+"""The Parquet lake (docs/lake.md): a store's tables as a hive-partitioned dataset (game, month) any tool reads.
+
+A lake is a directory that only ever gains files. An export writes its files, named after a run id of its own, into
+a hidden staging directory of the lake, then moves them into place, the games table's last: a lake reader sees a
+game's row only once its other rows are in. So several writers (processes, machines sharing the directory) may add
+to one lake at once, and nothing ever rewrites a file another run wrote. The lake's games are read before an export
+chooses its own, so a game already in the lake is not written again.
+
+Reading a lake back (`logs import --lake`) goes through an in-memory DuckDB whose views over the Parquet files carry
+the store's table names: the export's own reads (replay/export.py) turn its games into log lines, and the log import
+(replay/logfile.py) checks every event against the rules and stores them, all or nothing.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, cast
+
+from loom.events.base import LoomError
+from loom.replay import queries
+from loom.replay.columns import select_list
+from loom.replay.connection import MEMORY, Connection
+from loom.replay.export import Selection, choose, pages
+from loom.replay.logfile import import_file
+from loom.replay.store import Store
+
+STAGING = ".staging-"
+"""The prefix of a run's hidden directory in the lake while it writes (readers' globs never reach it)."""
+_GLOB = frozenset("*?[]{}")
+
+
+class LakeError(LoomError):
+    """A lake directory that cannot be read or written, or whose games are not this store's."""
+
+
+@dataclass(frozen=True, slots=True)
+class LakeWrite:
+    """What an export added to a lake: its run id, the games chosen, those added, and the files (relative to the
+    lake)."""
+
+    run: str
+    chosen: int
+    games: int
+    files: tuple[str, ...]
+
+
+def files_of(lake: Path, table: str) -> str:
+    """The glob of a lake table's Parquet files, as DuckDB's read_parquet takes it."""
+    return str(lake / table / "**" / "*.parquet")
+
+
+def has_files(lake: Path, table: str) -> bool:
+    """Whether the lake holds any file of the table."""
+    return next((lake / table).glob("**/*.parquet"), None) is not None
+
+
+def _checked(lake: Path) -> Path:
+    if _GLOB.intersection(str(lake)):
+        raise LakeError(f"a lake's path may not hold any of {''.join(sorted(_GLOB))}: {lake}")
+    if lake.exists() and not lake.is_dir():
+        raise LakeError(f"{lake} is a file, not a lake directory")
+    return lake
+
+
+def write_lake(store: Store, lake: Path, selection: Selection) -> LakeWrite:
+    """Add the selected games (and the games they branch from) that the lake lacks; nothing old is rewritten."""
+    lake = _checked(lake)
+    db = store.db
+    if has_files(lake, "games"):
+        db.all(queries.lake_games(files_of(lake, "games")))
+    else:
+        db.all(queries.NO_LAKE_GAMES)
+    try:
+        clash = db.one(queries.OTHER_STORES_GAME)
+        if clash is not None:
+            raise LakeError(
+                f"game {clash[0]} of lake {lake} is not game {clash[0]} of {store.path}: a lake holds the games of one "
+                "store (export another store's games to a lake of their own)"
+            )
+        chosen = choose(db, selection, with_ancestors=True)
+        db.all(queries.LEAVE_OUT_LAKE_GAMES)
+        count = int(db.one(queries.EXPORT_COUNT)[0])
+        run = uuid.uuid4().hex
+        if count == 0:
+            return LakeWrite(run, chosen, 0, ())
+        return LakeWrite(run, chosen, count, _write_run(db, lake, run))
+    finally:
+        db.all(queries.DROP_EXPORT_CHOSEN)
+        db.all(queries.DROP_LAKE_GAMES)
+
+
+def _write_run(db: Connection, lake: Path, run: str) -> tuple[str, ...]:
+    """Write the chosen games' rows into the run's staging directory, then move every file into place."""
+    staging = lake / f"{STAGING}{run}"
+    try:
+        staging.mkdir(parents=True)
+        for table in queries.LAKE_TABLES:
+            db.all(queries.copy_to_lake(table, str(staging / table), f"part-{run}"))
+        moved = []
+        for table in sorted(queries.LAKE_TABLES, key=lambda name: name == "games"):  # games last: the rest is in
+            for file in sorted((staging / table).glob("**/*.parquet")):
+                target = lake / file.relative_to(staging)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                os.rename(file, target)  # the run id in its name is the run's own: no other file has it
+                moved.append(str(target.relative_to(lake)))
+    except OSError as error:
+        raise LakeError(f"cannot write lake {lake}: {error.strerror}") from None
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return tuple(moved)
+
+
+def open_lake(lake: Path) -> Connection:
+    """An in-memory DuckDB with views games, seats and events over the lake's files, named and typed as a store's."""
+    lake = _checked(lake)
+    if not has_files(lake, "games"):
+        raise LakeError(f"no lake at {lake}: it holds no games/**/*.parquet (logs export --format parquet makes one)")
+    db = Connection.open(MEMORY, read_only=False)
+    try:
+        for table in ("games", "seats", "events"):
+            db.all(queries.lake_view(table, files_of(lake, table), select_list(table)))
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
+class _Lines(io.TextIOBase):
+    """Log lines from an iterator, read as a text file is (what import_file reads)."""
+
+    def __init__(self, lines: Iterator[str]) -> None:
+        self._lines = lines
+
+    def readable(self) -> bool:
+        return True
+
+    def readline(self, size: int | None = -1) -> str:  # type: ignore[override]
+        # A line is never longer than `size` (MAX_LINE): the store's events are at most that, as imported.
+        return next(self._lines, "")
+
+
+def import_lake(store: Store, lake: Path, selection: Selection) -> dict[int, int]:
+    """Load the selected games of a lake into the store, every event checked by the rules, all or nothing; each lake
+    game's id mapped to its new id (a branch comes in as a game of its own, its parent's prefix included)."""
+    db = open_lake(lake)
+    try:
+        if choose(db, selection) == 0:
+            raise LakeError(f"no game of lake {lake} matches")
+        lake_ids: list[int] = []
+
+        def lines() -> Iterator[str]:
+            for page in pages(db):
+                for game_id, game_lines in page:
+                    lake_ids.append(game_id)
+                    for line in game_lines:
+                        yield line + "\n"
+
+        new_ids = import_file(store, cast(IO[str], _Lines(lines())))
+    finally:
+        db.close()
+    return dict(zip(lake_ids, new_ids, strict=True))
