@@ -13,14 +13,12 @@ the store's table names: the export's own reads (replay/export.py) turn its game
 
 from __future__ import annotations
 
-import io
 import os
 import shutil
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, cast
 
 from loom.events.base import LoomError
 from loom.replay import queries
@@ -131,20 +129,6 @@ def open_lake(lake: Path) -> Connection:
     return db
 
 
-class _Lines(io.TextIOBase):
-    """Log lines from an iterator, read as a text file is (what import_file reads)."""
-
-    def __init__(self, lines: Iterator[str]) -> None:
-        self._lines = lines
-
-    def readable(self) -> bool:
-        return True
-
-    def readline(self, size: int | None = -1) -> str:  # type: ignore[override]
-        # A line is never longer than `size` (MAX_LINE): the store's events are at most that, as imported.
-        return next(self._lines, "")
-
-
 def import_lake(store: Store, lake: Path, selection: Selection) -> dict[int, int]:
     """Load the selected games of a lake into the store, every event checked by the rules, all or nothing; each lake
     game's id mapped to its new id (a branch comes in as a game of its own, its parent's prefix included)."""
@@ -161,7 +145,7 @@ def import_lake(store: Store, lake: Path, selection: Selection) -> dict[int, int
                     for line in game_lines:
                         yield line + "\n"
 
-        new_ids = import_file(store, cast(IO[str], _Lines(lines())))
+        new_ids = import_file(store, lines())
     finally:
         db.close()
     return dict(zip(lake_ids, new_ids, strict=True))
