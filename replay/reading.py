@@ -171,12 +171,11 @@ def load(
 ) -> list[Event]:
     """The game's events with seq in (after, upto], its parents' prefix included; `info` is its row, if known.
 
-    Without `upto`, the game's own events are read to their end, however far the file has them by now (`info` may
-    be a kept row, behind the file); parents' rows come from `kept`, if given."""
+    The game's own events are read as far as the file has them by now (up to `upto`), not only as far as `info`
+    says: it may be a kept row, behind the file. Parents' rows come from `kept`, if given."""
     info = info or game_row(db, game_id)
     segments = lineage(db, info, kept)
-    if upto is None:
-        segments[-1] = segments[-1]._replace(upto=queries.UNBOUNDED)
+    segments[-1] = segments[-1]._replace(upto=queries.UNBOUNDED)
     out: list[Event] = []
     for owner, lo, hi in segments:
         lo, hi = max(lo, after), hi if upto is None else min(hi, upto)

@@ -103,6 +103,7 @@ def test_a_store_whose_kept_row_is_behind_the_file_still_reads_the_newest_state(
     old = position(behind, open_id)
     last = continue_game(store, open_id, [], "random")  # played to its end
     assert behind.kept_row(open_id).last_seq == old.seq < last  # its kept row is now older than the file
+    assert behind.load(open_id, after=old.seq - 1, upto=last) == store.load(open_id, after=old.seq - 1)
     end = position(behind, open_id)
     assert (end.seq, end.info.last_seq, end.state) == (last, last, position(store, open_id).state)
     newest = store.game_row(open_id)
