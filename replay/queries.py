@@ -153,11 +153,14 @@ SELECT {GAME_COLUMNS} FROM games WHERE id >= $1 AND id < $2
 UNION ALL BY NAME {_KEPT_SNAPSHOTS} FROM snapshots WHERE game_id >= $1 AND game_id < $2
 """
 GAMES_LISTED = f"""
-SELECT {GAME_COLUMNS} FROM games WHERE list_contains($1, id)
-UNION ALL BY NAME {_KEPT_SNAPSHOTS} FROM snapshots WHERE list_contains($1, game_id)
+SELECT {GAME_COLUMNS} FROM games WHERE id >= $1 AND id <= $2 AND list_contains($3, id)
+UNION ALL BY NAME {_KEPT_SNAPSHOTS} FROM snapshots WHERE game_id >= $1 AND game_id <= $2 AND list_contains($3, game_id)
 """
 # The events of many games at once (a bulk read), unordered: the reader groups them by game and sorts them by seq.
-EVENTS_OF = f"SELECT game_id, {EVENT_COLUMNS} FROM events WHERE list_contains(?, game_id)"
+# The range lets DuckDB skip the row groups of other games (list_contains alone scans every game_id of the table).
+EVENTS_OF = f"""
+SELECT game_id, {EVENT_COLUMNS} FROM events WHERE game_id >= ? AND game_id <= ? AND list_contains(?, game_id)
+"""
 # A position's snapshot (its place known from the kept rows) in the EVENT_COLUMNS shape: the type is NULL, the
 # version is its rules version, the payload its state. It is one arm of the position's statement.
 SNAPSHOT_ARM = "SELECT seq, turn, NULL, NULL, rules_version, state FROM snapshots WHERE game_id = ? AND seq = ?"

@@ -117,7 +117,8 @@ class KeptRows:
 
     def read(self, db: Connection, game_ids: Sequence[int]) -> dict[int, Kept]:
         """These games' rows read from the file now (in one statement), kept; the games that have none are absent."""
-        return self.keep(db.all(queries.GAMES_LISTED, [list(game_ids)]))
+        ids = list(game_ids)
+        return self.keep(db.all(queries.GAMES_LISTED, [min(ids), max(ids), ids])) if ids else {}
 
     def keep(self, rows: Iterable[Sequence[Any]]) -> dict[int, Kept]:
         """Keep the games of rows of queries.GAME_WINDOW (a game's row, or a place of one of its snapshots)."""
@@ -128,7 +129,7 @@ class KeptRows:
             if row[width] is None:  # no snapshot seq: the game's own row
                 infos[row[0]] = build(GameInfo, GAME_COLUMNS, row[:width])
             else:
-                places.setdefault(row[0], []).append(row[width : width + 3])
+                places.setdefault(row[0], []).append((row[width], row[width + 1], row[width + 2]))
         found = {game_id: Kept(info, tuple(sorted(places.get(game_id, ())))) for game_id, info in infos.items()}
         if len(self.rows) + len(found) > ROWS_KEPT:
             self.rows.clear()  # a bound on memory: a long-lived reader of many games starts again
@@ -289,7 +290,7 @@ def _load_chunk(db: Connection, game_ids: list[int], kept: KeptRows) -> Iterator
     lineages = {game_id: lineage(db, found[game_id].info, kept) for game_id in found}
     owners = sorted({segment.game_id for segments in lineages.values() for segment in segments})
     rows: dict[int, list[tuple[Any, ...]]] = {owner: [] for owner in owners}
-    for game_id, *row in db.all(queries.EVENTS_OF, [owners]):
+    for game_id, *row in db.all(queries.EVENTS_OF, [owners[0], owners[-1], owners]):
         rows[game_id].append(tuple(row))
     for own in rows.values():
         own.sort()  # by seq: the file keeps them nearly so, and a sort of sorted rows is one pass
