@@ -145,17 +145,11 @@ def lineage_rows(
 ALL_GAMES = "SELECT id, game, fork_seq FROM games ORDER BY id"
 
 # --- Reads in one query (replay/reading.py) --------------------------------------------------------------------------
-# Game rows are kept by a store with their snapshots' places, read a window of ids (or a chunk of a bulk read) at a
-# time: the games' rows, then one row per snapshot (seq, turn and rules version, not its state), in one statement.
-_KEPT_SNAPSHOTS = "SELECT game_id AS id, seq AS snapshot_seq, turn AS snapshot_turn, rules_version AS snapshot_rules"
-GAME_WINDOW = f"""
-SELECT {GAME_COLUMNS} FROM games WHERE id >= $1 AND id < $2
-UNION ALL BY NAME {_KEPT_SNAPSHOTS} FROM snapshots WHERE game_id >= $1 AND game_id < $2
-"""
-GAMES_LISTED = f"""
-SELECT {GAME_COLUMNS} FROM games WHERE id >= $1 AND id <= $2 AND list_contains($3, id)
-UNION ALL BY NAME {_KEPT_SNAPSHOTS} FROM snapshots WHERE game_id >= $1 AND game_id <= $2 AND list_contains($3, game_id)
-"""
+# Game rows are kept by a store, read a window of ids (or a chunk of a bulk read) at a time; the places of a long
+# game's snapshots (seq, turn and rules version, not the state) are kept with its row once a position needs them.
+GAME_WINDOW = f"SELECT {GAME_COLUMNS} FROM games WHERE id >= ? AND id < ?"
+GAMES_LISTED = f"SELECT {GAME_COLUMNS} FROM games WHERE id >= ? AND id <= ? AND list_contains(?, id)"
+SNAPSHOT_PLACES = "SELECT seq, turn, rules_version FROM snapshots WHERE game_id = ?"
 # The events of many games at once (a bulk read), unordered: the reader groups them by game and sorts them by seq.
 # The range lets DuckDB skip the row groups of other games (list_contains alone scans every game_id of the table).
 EVENTS_OF = f"""

@@ -78,18 +78,19 @@ def all_games(db: Connection) -> list[GameKind]:
 # --- The game rows a store keeps --------------------------------------------------------------------------------
 
 
-WINDOW = 64
+WINDOW = 32
 """Game rows read together when a store meets a game it does not keep: the next games read are often its neighbours
-(a listing, a replay of many games), and 64 rows cost little more than one (0.7 ms against 0.5)."""
+(a listing, a replay of many games), and 32 rows cost about what one does (0.5 ms)."""
 ROWS_KEPT = 10_000
 """Game rows a store keeps (a few MB) before it forgets them all."""
 
 
 class Kept(NamedTuple):
-    """A game's row as a store last read it, and where its own snapshots are: (seq, turn, rules version), by seq."""
+    """A game's row as a store last read it, and where its own snapshots are, once a position needed them:
+    (seq, turn, rules version), by seq."""
 
     info: GameInfo
-    snapshots: tuple[tuple[int, int, int], ...]
+    snapshots: tuple[tuple[int, int, int], ...] | None = None
 
 
 class KeptRows:
@@ -120,22 +121,24 @@ class KeptRows:
         ids = list(game_ids)
         return self.keep(db.all(queries.GAMES_LISTED, [min(ids), max(ids), ids])) if ids else {}
 
+    def places(self, db: Connection, game_id: int) -> tuple[tuple[int, int, int], ...]:
+        """Where the game's own snapshots are, read once and kept with its row."""
+        kept = self.get(db, game_id)
+        if kept.snapshots is None:
+            kept = kept._replace(snapshots=tuple(sorted(db.all(queries.SNAPSHOT_PLACES, [game_id]))))
+            if self.rows.get(game_id, kept).info.last_seq <= kept.info.last_seq:
+                self.rows[game_id] = kept
+        assert kept.snapshots is not None  # just read
+        return kept.snapshots
+
     def keep(self, rows: Iterable[Sequence[Any]]) -> dict[int, Kept]:
-        """Keep the games of rows of queries.GAME_WINDOW (a game's row, or a place of one of its snapshots)."""
-        infos: dict[int, GameInfo] = {}
-        places: dict[int, list[tuple[int, int, int]]] = {}
-        width = len(GAME_COLUMNS)
-        for row in rows:
-            if row[width] is None:  # no snapshot seq: the game's own row
-                infos[row[0]] = build(GameInfo, GAME_COLUMNS, row[:width])
-            else:
-                places.setdefault(row[0], []).append((row[width], row[width + 1], row[width + 2]))
-        found = {game_id: Kept(info, tuple(sorted(places.get(game_id, ())))) for game_id, info in infos.items()}
+        """Keep the games of whole rows of the games table (columns as GAME_COLUMNS)."""
+        found = {row[0]: Kept(build(GameInfo, GAME_COLUMNS, row)) for row in rows}
         if len(self.rows) + len(found) > ROWS_KEPT:
             self.rows.clear()  # a bound on memory: a long-lived reader of many games starts again
         for game_id, kept in found.items():
             old = self.rows.get(game_id)
-            if old is None or old.info.last_seq <= kept.info.last_seq:  # a slower reader must not put an older back
+            if old is None or old.info.last_seq < kept.info.last_seq:  # a slower reader must not put an older back
                 self.rows[game_id] = kept
         return found
 
@@ -242,7 +245,7 @@ def _snapshot_place(
     best = None
     for number, (owner, lo, hi) in enumerate(segments):
         last = number == len(segments) - 1
-        for seq, turn, version in kept.get(db, owner).snapshots:
+        for seq, turn, version in kept.places(db, owner):
             if seq <= lo or (not last and seq > hi) or version != rules_version:
                 continue
             if (bound == "turn" and turn >= limit) or (bound == "seq" and seq > limit):

@@ -115,7 +115,7 @@ def test_a_late_position_of_a_long_game_is_one_query_from_a_snapshot(store: Stor
     moorea = get_game("moorea")
     (game_id,) = simulate(store, moorea, 1, ["random"] * 4, seed=1)
     info = store.game_row(game_id)
-    store.kept_row(game_id)
+    position(store, game_id, turn=2)  # its row is kept, and where its snapshots are, once a position needed them
     turn = info.turns - 2
     read = []
     real = store.read_position
@@ -134,6 +134,7 @@ def test_a_kept_snapshot_dropped_from_the_file_is_not_needed(store: Store) -> No
     moorea = get_game("moorea")
     (game_id,) = simulate(store, moorea, 1, ["random"] * 4, seed=1)
     turn = store.game_row(game_id).turns - 2
+    position(store, game_id, turn=turn - 1)
     assert store.rows.get(store.db, game_id).snapshots  # their places are kept with the row
     store.con.execute("DELETE FROM snapshots WHERE game_id = ?", [game_id])
     assert position(store, game_id, turn=turn).state == fold(moorea, [e for e in store.load(game_id) if e.turn < turn])
