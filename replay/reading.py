@@ -209,16 +209,19 @@ def read_position(
     sql, params = queries.lineage_rows(queries.EVENT_COLUMNS, "events", _after(segments, after), bound, limit, after)
     if place is not None:
         sql, params = f"{queries.SNAPSHOT_ARM} UNION ALL {sql}", [*place, *params]
-    snapshot, events = None, []
-    for seq, turn, actor, kind, version, payload in sorted(db.all(sql, params)):  # by seq: cheaper than ORDER BY
-        if kind is None:  # the snapshot's row: its state in the payload's place
-            snapshot = Snapshot(seq, turn, payload)
-        else:
-            events.append(Event(info.id, seq, turn, actor, decode_payload_text(kind, payload, version)))
-    if place is not None and snapshot is None:  # dropped since it was kept: fold from the start instead
-        kept.forget(place[0])
-        return None, load_range(db, info, segments, bound, limit)
-    return snapshot, events
+    rows = sorted(db.all(sql, params))  # by seq (cheaper here than an ORDER BY in DuckDB): the snapshot's row first
+    snapshot = None
+    if place is not None:
+        if not rows or rows[0][3] is not None:  # dropped since it was kept: fold from the start instead
+            kept.forget(place[0])
+            return None, load_range(db, info, segments, bound, limit)
+        seq, turn, _, _, _, state = rows.pop(0)  # the snapshot's row: no type, its state in the payload's place
+        snapshot = Snapshot(seq, turn, state)
+    game_id = info.id
+    return snapshot, [
+        Event(game_id, seq, turn, actor, decode_payload_text(kind, payload, version))
+        for seq, turn, actor, kind, version, payload in rows
+    ]
 
 
 def load_range(db: Connection, info: GameInfo, segments: list[Segment], bound: str, limit: int) -> list[Event]:
