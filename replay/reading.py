@@ -197,8 +197,8 @@ def read_position(
     """The newest usable snapshot before a bound, if worth it, and the events after it, in one statement.
 
     `bound` is "turn" (before the start of turn `limit`), "seq" (up to event `limit`) or "end" (every event the
-    file has by now). The snapshot is found among the places kept with the rows (`kept`; without it, the rows are
-    read first): the statement then reads its state and the events after it together. A snapshot kept but gone from
+    file has by now). The snapshot is found among the places kept with the rows (`kept`, a new one if not given):
+    the statement then reads its state and the events after it together. A snapshot kept but gone from
     the file (snapshots may be dropped and rebuilt) costs a second statement, the events from the start. A short
     game is cheaper to fold from its start than from a snapshot.
     """
@@ -296,14 +296,15 @@ def _load_chunk(db: Connection, game_ids: list[int], kept: KeptRows) -> Iterator
     lineages = {game_id: lineage(db, found[game_id].info, kept) for game_id in found}
     owners = sorted({segment.game_id for segments in lineages.values() for segment in segments})
     rows: dict[int, list[tuple[Any, ...]]] = {owner: [] for owner in owners}
-    for game_id, *row in db.all(queries.EVENTS_OF, [owners[0], owners[-1], owners]):
-        rows[game_id].append(tuple(row))
+    for row in db.all(queries.EVENTS_OF, [owners[0], owners[-1], owners]):  # game_id, then EVENT_COLUMNS
+        rows[row[0]].append(row)
     for own in rows.values():
         own.sort()  # by seq: the file keeps them nearly so, and a sort of sorted rows is one pass
     for game_id in game_ids:
-        events = []
-        for owner, lo, hi in lineages[game_id]:
-            for seq, turn, actor, kind, version, payload in rows[owner]:
-                if lo < seq <= hi:
-                    events.append(Event(game_id, seq, turn, actor, decode_payload_text(kind, payload, version)))
+        events = [
+            Event(game_id, seq, turn, actor, decode_payload_text(kind, payload, version))
+            for owner, lo, hi in lineages[game_id]
+            for _, seq, turn, actor, kind, version, payload in rows[owner]
+            if lo < seq <= hi
+        ]
         yield found[game_id].info, events
