@@ -206,15 +206,27 @@ def last(initial: Any, events: Any) -> Any:
 # --- Whole games, side by side ----------------------------------------------------------------------------------
 
 
-def rate(events: int, work: Any) -> float:
-    """Events per second of `work()`."""
+BLOCK = 20
+"""Games timed together in the paired comparison: each block is replayed by Loom and by the peer back to back, in
+alternating order, so both meet the same load on a shared machine; the ratio is the median of the blocks' ratios."""
+
+
+def seconds(work: Any, *args: Any) -> float:
+    """The wall time of `work(*args)`."""
     start = time.perf_counter()
-    work()
-    return events / (time.perf_counter() - start)
+    work(*args)
+    return time.perf_counter() - start
+
+
+def replay_each(store: Store, game_ids: list[int]) -> None:
+    """The state at the end of each game, one game at a time."""
+    for game_id in game_ids:
+        position(store, game_id)
 
 
 def whole_games(db: Path, ids: list[int], rounds: int, tmp: Path) -> dict[str, Any]:
-    """Events per second of each way to the state at the end of the same games, median of interleaved rounds."""
+    """Events per second of each way to the state at the end of the same games (median of `rounds` rounds), and
+    Loom's per-game replay against the peer's, block by block."""
     with Store.open(db, read_only=True) as store:
         loaded = [(info, events) for info, events in store.load_many(ids)]
         events = sum(len(e) for _, e in loaded)
@@ -222,37 +234,49 @@ def whole_games(db: Path, ids: list[int], rounds: int, tmp: Path) -> dict[str, A
         app = peer_application(where / "peer.sqlite")
         peer_ids, peer_saves = peer_fill(app, store, ids) if app is not None else ({}, 0.0)
     rules = {info.game: get_game(info.game) for info, _ in loaded}
-    figures: dict[str, list[float]] = {
-        "fold": [],
-        "read_only": [],
-        "writable": [],
-        "bulk": [],
-        "peer": [],
-        "peer_events_only": [],
-    }
+    blocks = [ids[k : k + BLOCK] for k in range(0, len(ids), BLOCK)]
+    figures: dict[str, list[float]] = {name: [] for name in ("fold", "read_only", "writable", "bulk", "peer")}
+    figures["peer_events_only"] = []
+    paired: dict[str, list[float]] = {"read_only": [], "writable": []}
     queries: dict[str, float] = {}
+
+    def peer(block: list[int]) -> None:
+        for game_id in block:
+            app.repository.get(peer_ids[game_id])
+
     try:
         for number in range(rounds):
-            figures["fold"].append(rate(events, lambda: [fold(rules[i.game], e) for i, e in loaded]))
+            figures["fold"].append(events / seconds(lambda: [fold(rules[i.game], e) for i, e in loaded]))
             for kind in ("read_only", "writable"):
                 with Store.open(db, read_only=kind == "read_only") as store:  # no game row kept yet
                     counting = CountingConnection(store.db.con)
                     if number == 0:  # the first round counts the queries (the counting costs a little time)
                         store.db.con = counting  # type: ignore[assignment]
-                    figures[kind].append(rate(events, lambda: [position(store, game_id) for game_id in ids]))
+                    loom_s = peer_s = 0.0
+                    for k, block in enumerate(blocks):
+                        if k % 2:  # Loom first in odd blocks, the peer first in even ones
+                            ours = seconds(replay_each, store, block)
+                        theirs = seconds(peer, block) if app is not None else 0.0
+                        if not k % 2:
+                            ours = seconds(replay_each, store, block)
+                        loom_s, peer_s = loom_s + ours, peer_s + theirs
+                        if app is not None:
+                            paired[kind].append(theirs / ours)
+                    figures[kind].append(events / loom_s)
+                    if app is not None:
+                        figures["peer"].append(events / peer_s)
                     if number == 0:
                         queries[kind] = counting.calls / len(ids)
                     if kind == "read_only":
                         before = counting.calls
                         figures["bulk"].append(
-                            rate(events, lambda: [fold(rules[i.game], e) for i, e in store.load_many(ids)])
+                            events / seconds(lambda: [fold(rules[i.game], e) for i, e in store.load_many(ids)])
                         )
                         if number == 0:
                             queries["bulk"] = (counting.calls - before) / len(ids)
             if app is not None:
-                figures["peer"].append(rate(events, lambda: [app.repository.get(peer_ids[g]) for g in ids]))
                 figures["peer_events_only"].append(
-                    rate(events, lambda: [app.repository.get(peer_ids[g], projector_func=last) for g in ids])
+                    events / seconds(lambda: [app.repository.get(peer_ids[g], projector_func=last) for g in ids])
                 )
         if app is not None:  # the peer's state is Loom's
             with Store.open(db, read_only=True) as store:
@@ -268,8 +292,11 @@ def whole_games(db: Path, ids: list[int], rounds: int, tmp: Path) -> dict[str, A
         "games": len(ids),
         "events": events,
         "rounds": rounds,
+        "block": BLOCK,
         "events_per_s": {name: values for name, values in figures.items() if values},
         "median": {name: statistics.median(values) for name, values in figures.items() if values},
+        "paired_ratio": {name: statistics.median(values) for name, values in paired.items() if values},
+        "paired_ratios": paired,
         "queries_per_game": queries,
         "peer_saves_per_s": peer_saves,
         "peer": app is not None,
@@ -480,22 +507,27 @@ def run(args: Any, db: Path, build_s: float | None, tmp: Path) -> None:
     report.add("bare fold of decoded events (floor)", median["fold"], "events/s", key="fold_events_per_s")
     peer = median.get("peer")
 
-    def against(value: float) -> str:
+    def against(value: float, kind: str | None = None) -> str:
         of_fold = f"{100 * value / median['fold']:.0f}% of the fold"
-        return of_fold if peer is None else f"{value / peer:.2f}x eventsourcing, {of_fold}"
+        if peer is None:
+            return of_fold
+        if kind is None:
+            return f"{value / peer:.2f}x eventsourcing, {of_fold}"
+        ratio = replays["paired_ratio"][kind]
+        return f"{ratio:.2f}x eventsourcing (median of {len(replays['paired_ratios'][kind])} paired blocks), {of_fold}"
 
     report.add(
         "position(store, id), read-only store",
         median["read_only"],
         "events/s",
-        f"{against(median['read_only'])}; {replays['queries_per_game']['read_only']:.2f} queries per game",
+        f"{against(median['read_only'], 'read_only')}; {replays['queries_per_game']['read_only']:.2f} queries per game",
         key="replay_read_only_events_per_s",
     )
     report.add(
         "position(store, id), writable store",
         median["writable"],
         "events/s",
-        f"{against(median['writable'])}; {replays['queries_per_game']['writable']:.2f} queries per game",
+        f"{against(median['writable'], 'writable')}; {replays['queries_per_game']['writable']:.2f} queries per game",
         key="replay_writable_events_per_s",
     )
     report.add(
