@@ -49,7 +49,8 @@ from bench._common import (  # noqa: E402
     temp_dir,
 )
 from loom.engine.registry import get_game  # noqa: E402
-from loom.events.registry import decode_payload_text, encode_payload  # noqa: E402
+from loom.events.registry import encode_payload  # noqa: E402
+from loom.replay.reading import decoded  # noqa: E402
 from loom.replay.replay import fold, position  # noqa: E402
 from loom.replay.simulate import BATCH, lineup, simulate  # noqa: E402
 from loom.replay.store import CHUNK, Store  # noqa: E402
@@ -117,9 +118,9 @@ def build(db: Path, games: int, seed: int) -> float:
 def peer_application(path: Path) -> Any:
     """An `eventsourcing` Application on SQLite at `path`, whose aggregate is a game table: started with the game's
     kind, then one event per recorded Loom event carrying the same fields and payload JSON, applied by the same
-    reducers through the same decoder as Loom's replay. Its events are explicit classes with an `apply` method, the
-    faster of the library's two styles here (its `@event` decorator measured 10% slower). None if `eventsourcing`
-    is not installed (the bench extra)."""
+    reducers through the same decoder as Loom's replay (`reading.decoded`, which decodes a short payload once). Its
+    events are explicit classes with an `apply` method, the faster of the library's two styles here (its `@event`
+    decorator measured 10% slower). None if `eventsourcing` is not installed (the bench extra)."""
     try:
         from eventsourcing.application import Application
         from eventsourcing.domain import Aggregate
@@ -141,7 +142,7 @@ def peer_application(path: Path) -> Any:
 
             def apply(self, aggregate: Any) -> None:
                 aggregate.seq = self.seq
-                payload = decode_payload_text(self.type, self.payload, self.version)
+                payload = decoded(self.type, self.payload, self.version)
                 aggregate.state = rules[aggregate.game].apply(aggregate.state, payload)
 
         def __init__(self, game: str) -> None:

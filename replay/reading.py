@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 from typing import Any, NamedTuple, TypeVar
 
-from loom.events.base import Event, LoomError
+from loom.events.base import Event, LoomError, Payload
 from loom.events.registry import decode_payload_text, load_events_of
 from loom.replay import queries
 from loom.replay.columns import names
@@ -27,6 +27,29 @@ GAME_COLUMNS = names("games")
 
 class UnknownGameId(LoomError):
     """No game has this id."""
+
+
+SHORT_PAYLOAD = 100
+"""Payload texts up to this length are decoded once and the object reused: most events repeat one of few payloads
+(1,427,935 Motto events have 38,603 distinct ones; a draw, take or refill one of 27), and a payload is immutable."""
+DECODED_KEPT = 20_000
+"""Decoded payloads kept per event type (at most a few MB) before that type's are forgotten."""
+_DECODED: dict[str, dict[str, Payload]] = {}
+
+
+def decoded(kind: str, text: str, version: int) -> Payload:
+    """A stored payload decoded (the trusted path: checked when it was written); a short one decoded once."""
+    known = _DECODED.get(kind)
+    if known is None:
+        known = _DECODED[kind] = {}
+    found = known.get(text)
+    if found is None:
+        found = decode_payload_text(kind, text, version)
+        if len(text) <= SHORT_PAYLOAD and version == found.VERSION:  # an upcast one is not kept under its old text
+            if len(known) >= DECODED_KEPT:
+                known.clear()
+            known[text] = found
+    return found
 
 
 def build(kind: type[T], names: Sequence[str], row: Sequence[Any]) -> T:
@@ -187,7 +210,7 @@ def load(
             continue
         # the columns of queries.EVENT_COLUMNS, in its order
         for seq, turn, actor, type_name, version, payload in db.all(queries.EVENTS, [owner, lo, hi]):
-            out.append(Event(game_id, seq, turn, actor, decode_payload_text(type_name, payload, version)))
+            out.append(Event(game_id, seq, turn, actor, decoded(type_name, payload, version)))
     return out
 
 
@@ -219,7 +242,7 @@ def read_position(
         snapshot = Snapshot(seq, turn, state)
     game_id = info.id
     return snapshot, [
-        Event(game_id, seq, turn, actor, decode_payload_text(kind, payload, version))
+        Event(game_id, seq, turn, actor, decoded(kind, payload, version))
         for seq, turn, actor, kind, version, payload in rows
     ]
 
@@ -228,7 +251,7 @@ def load_range(db: Connection, info: GameInfo, segments: list[Segment], bound: s
     """The game's events up to a bound (see read_position), from its first, in one statement."""
     sql, params = queries.lineage_rows(queries.EVENT_COLUMNS, "events", segments, bound, limit)
     return [
-        Event(info.id, seq, turn, actor, decode_payload_text(kind, payload, version))
+        Event(info.id, seq, turn, actor, decoded(kind, payload, version))
         for seq, turn, actor, kind, version, payload in sorted(db.all(sql, params))
     ]
 
@@ -302,7 +325,7 @@ def _load_chunk(db: Connection, game_ids: list[int], kept: KeptRows) -> Iterator
         own.sort()  # by seq: the file keeps them nearly so, and a sort of sorted rows is one pass
     for game_id in game_ids:
         events = [
-            Event(game_id, seq, turn, actor, decode_payload_text(kind, payload, version))
+            Event(game_id, seq, turn, actor, decoded(kind, payload, version))
             for owner, lo, hi in lineages[game_id]
             for _, seq, turn, actor, kind, version, payload in rows[owner]
             if lo < seq <= hi
