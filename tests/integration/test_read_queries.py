@@ -8,7 +8,9 @@ from typing import Any
 import pytest
 
 from loom.engine.registry import get_game
+from loom.events.registry import encode_payload
 from loom.replay.branches import branch, continue_game
+from loom.replay.reading import SHORT_PAYLOAD
 from loom.replay.replay import fold, position
 from loom.replay.simulate import simulate, simulate_one
 from loom.replay.store import Store, UnknownGameId
@@ -173,3 +175,14 @@ def test_many_games_with_an_unknown_id_fail_with_its_id(store: Store) -> None:
 def _fold_before(store: Store, game_id: int, turn: int) -> Any:
     game = get_game(store.game_row(game_id).game)
     return fold(game, [e for e in store.load(game_id) if e.turn < turn])
+
+
+def test_a_short_payload_is_decoded_once_and_a_long_one_every_time(store: Store) -> None:
+    (game_id,) = simulate(store, get_game("motto"), 1, ["greedy", "random"], seed=4)
+    first, again = store.load(game_id), store.load(game_id)
+    assert first == again
+    short = [n for n, e in enumerate(first) if len(encode_payload(e.payload)) <= SHORT_PAYLOAD]
+    long = [n for n, e in enumerate(first) if len(encode_payload(e.payload)) > SHORT_PAYLOAD]
+    assert short and long  # draws and takes; the deal and the shuffled deck
+    assert all(first[n].payload is again[n].payload for n in short)  # immutable: one object serves every read
+    assert not any(first[n].payload is again[n].payload for n in long)  # kept only while few: a deck is one-off
