@@ -135,7 +135,8 @@ def lineage_rows(
 ) -> tuple[str, list[int]]:
     """SQL and parameters for the rows of a lineage's segments (game id, after seq, up to seq) past `after`.
 
-    `bound` is "turn" (rows before the start of turn `limit`) or "seq" (rows up to event `limit`). One UNION ALL
+    `bound` is "turn" (rows before the start of turn `limit`), "seq" (rows up to event `limit`) or "end" (every row
+    of the game's own segment, however many it has by now; `limit` unused). One UNION ALL
     arm per segment, each with only the predicates it needs: every predicate costs DuckDB planning time, more than
     the scan of one game's rows, so a root game's read is just `game_id = ? AND turn < ?`. Rows come unordered.
     """
@@ -148,14 +149,32 @@ def lineage_rows(
         if number < len(segments) - 1:  # a parent's rows stop at the fork
             where.append("seq <= ?")
             values.append(hi)
-        where.append("turn < ?" if bound == "turn" else "seq <= ?")
-        values.append(limit)
+        if bound != "end":
+            where.append("turn < ?" if bound == "turn" else "seq <= ?")
+            values.append(limit)
         arms.append(f"SELECT {select} FROM {table} WHERE {' AND '.join(where)}")
         params += values
     return " UNION ALL ".join(arms), params
 
 
 ALL_GAMES = "SELECT id, game, fork_seq FROM games ORDER BY id"
+
+# --- Reads in one query (replay/reading.py) --------------------------------------------------------------------------
+# Game rows are kept by a store, read a window of ids (or a chunk of a bulk read) at a time; the places of a long
+# game's snapshots (seq, turn and rules version, not the state) are kept with its row once a position needs them.
+GAME_WINDOW = f"SELECT {GAME_COLUMNS} FROM games WHERE id >= ? AND id < ?"
+GAMES_LISTED = f"SELECT {GAME_COLUMNS} FROM games WHERE id >= ? AND id <= ? AND list_contains(?, id)"
+SNAPSHOT_PLACES = "SELECT seq, turn, rules_version FROM snapshots WHERE game_id = ?"
+# The events of many games at once (a bulk read), unordered: the reader groups them by game and sorts them by seq.
+# The range lets DuckDB skip the row groups of other games (list_contains alone scans every game_id of the table).
+EVENTS_OF = f"""
+SELECT game_id, {EVENT_COLUMNS} FROM events WHERE game_id >= ? AND game_id <= ? AND list_contains(?, game_id)
+"""
+# A position's snapshot (its place known from the kept rows) in the EVENT_COLUMNS shape: the type is NULL, the
+# version is its rules version, the payload its state. It is one arm of the position's statement.
+SNAPSHOT_ARM = "SELECT seq, turn, NULL, NULL, rules_version, state FROM snapshots WHERE game_id = ? AND seq = ?"
+UNBOUNDED = 2**62
+"""An upper seq bound no game reaches: the events of a game's own segment read to its end, however far that is."""
 
 
 def count_rows(table: str) -> str:

@@ -40,28 +40,41 @@ def fold(game: Game, events: Iterable[Event], state: Any = None) -> Any:
 def position(store: Store, game_id: int, *, turn: int | None = None, seq: int | None = None) -> Position:
     """The state at the start of `turn` (DESIGN.md contract 5), after event `seq`, or at the end.
 
-    Read in one query, the events up to that point, after the game's row (kept by a read-only store once read) and,
-    in a game longer than 2 * SNAPSHOT_EVERY events, the newest snapshot before that point.
+    One query: the game's row is the one the store keeps (read with its neighbours' the first time), and a single
+    statement reads the events up to that point, after the newest snapshot before it in a game longer than
+    2 * SNAPSHOT_EVERY events. In a writable store the kept row may be behind the file (see replay.reading.KeptRows):
+    a turn or event beyond it reads the row again, and a position at the end is checked against the events read
+    (the row read again if the game has grown), so the state and `info` at the end are always the file's newest.
     """
-    info = store.game_row(game_id)
-    game = get_game(info.game)
     if turn is not None and seq is not None:
         raise LoomError("give --turn or --seq, not both")
+    info = store.kept_row(game_id)
+    if (turn is not None and turn > info.turns) or (seq is not None and seq > info.last_seq):
+        info = store.game_row(game_id)  # beyond the kept row: perhaps the game has grown since
+    game = get_game(info.game)
     if turn is not None:
         if not 1 <= turn <= info.turns:
             raise OutOfRange(f"turn {turn} is out of range: game {game_id} has turns 1 to {info.turns}")
         snapshot, events = store.read_position(info, "turn", turn, game.rules_version)
-    else:
-        if seq is not None and not 1 <= seq <= info.last_seq:
+    elif seq is not None:
+        if not 1 <= seq <= info.last_seq:
             raise OutOfRange(f"event {seq} is out of range: game {game_id} has events 1 to {info.last_seq}")
-        snapshot, events = store.read_position(info, "seq", info.last_seq if seq is None else seq, game.rules_version)
+        snapshot, events = store.read_position(info, "seq", seq, game.rules_version)
+    else:
+        snapshot, events = store.read_position(info, "end", info.last_seq, game.rules_version)
     state, at_seq, at_turn = None, 0, 0
     if snapshot is not None:
-        state = decode_state(game.state_type, snapshot[2])
+        state = decode_state(game.state_type, snapshot.state)
         if state is None:  # made for another shape of state: fold the events it stood for as well
-            events = store.load(game_id, upto=snapshot[0]) + events
+            events = store.load(game_id, upto=snapshot.seq) + events
         else:
-            at_seq, at_turn, _ = snapshot
+            at_seq, at_turn = snapshot.seq, snapshot.turn
     if events:
         at_seq, at_turn = events[-1].seq, events[-1].turn
+    if turn is None and seq is None and at_seq != info.last_seq:
+        # The game has moved on since its row was kept: its newest row, and any events appended after the read.
+        info = store.game_row(game_id)
+        if info.last_seq > at_seq:
+            events += store.load(game_id, after=at_seq, upto=info.last_seq)
+            at_seq, at_turn = events[-1].seq, events[-1].turn
     return Position(info, game, at_seq, at_turn if turn is None else turn, fold(game, events, state))

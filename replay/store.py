@@ -13,7 +13,7 @@ lives only in replay/queries.py. The work is done by a module per job, which thi
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
@@ -23,7 +23,7 @@ from loom.replay import analysis_tables, migrations, projection_tables, queries,
 from loom.replay.connection import DEFAULT_DB, MEMORY, ConcurrencyError, Connection, StoreError, default_db
 from loom.replay.facts import Facts
 from loom.replay.migrations import SCHEMA_VERSION
-from loom.replay.reading import UnknownGameId
+from loom.replay.reading import CHUNK, ROWS_KEPT, KeptRows, UnknownGameId
 from loom.replay.records import (
     EventColumns,
     GameInfo,
@@ -49,6 +49,8 @@ __all__ = [
     "DEFAULT_DB",
     "MEMORY",
     "SCHEMA_VERSION",
+    "CHUNK",
+    "ROWS_KEPT",
     "ChosenGames",
     "ConcurrencyError",
     "EventColumns",
@@ -67,20 +69,18 @@ __all__ = [
 ]
 
 
-ROWS_KEPT = 10_000
-"""Game rows a read-only store keeps (a few MB) before it forgets them all."""
-
-
 class Store:
     """A Loom database. One connection per process; `cursor()` gives another thread its own store."""
 
-    def __init__(self, db: Connection, *, read_only: bool = False) -> None:
+    def __init__(self, db: Connection, *, read_only: bool = False, rows: KeptRows | None = None) -> None:
         self.db = db
         self.path = db.path
-        # A read-only store's games cannot change while it is open (DuckDB locks the file against every writer), so
-        # their rows are kept: a replayed position then costs one query, not two. A writable store never caches: the
-        # service writes through other cursors of the same database.
-        self.rows: dict[int, GameInfo] | None = {} if read_only else None
+        self.read_only = read_only
+        # Every store keeps the game rows it reads (reading.KeptRows), shared with its cursors: a replayed position
+        # then costs one query. A read-only store's games cannot change while it is open (DuckDB locks the file
+        # against every writer); a writable store's kept rows may fall behind (they stay true, only older), so it
+        # reads the file where the newest row matters and forgets a game's row when it appends to it.
+        self.rows = rows if rows is not None else KeptRows()
 
     @classmethod
     def open(cls, path: str | Path | None = None, *, read_only: bool = False, threads: int | None = None) -> Store:
@@ -102,7 +102,7 @@ class Store:
 
     def cursor(self) -> Store:
         """The same database on a connection of its own, for another thread."""
-        return Store(self.db.cursor(), read_only=self.rows is not None)
+        return Store(self.db.cursor(), read_only=self.read_only, rows=self.rows)
 
     @property
     def con(self) -> duckdb.DuckDBPyConnection:
@@ -132,15 +132,19 @@ class Store:
         return reading.game(self.db, game_id)
 
     def game_row(self, game_id: int) -> GameInfo:
-        """The game with this id, without its seats (one query, none for a game a read-only store has read before)."""
-        if self.rows is None:
-            return reading.game_row(self.db, game_id)
-        info = self.rows.get(game_id)
-        if info is None:
-            if len(self.rows) >= ROWS_KEPT:
-                self.rows.clear()  # a bound on memory: a long-lived reader of many games starts again
-            info = self.rows[game_id] = reading.game_row(self.db, game_id)
-        return info
+        """The game with this id as the file has it now, without its seats; UnknownGameId if none.
+
+        One query, none for a game a read-only store keeps (its games cannot change)."""
+        if self.read_only:
+            return self.rows.get(self.db, game_id).info
+        return reading.game_row(self.db, game_id)
+
+    def kept_row(self, game_id: int) -> GameInfo:
+        """The game's row as this store last read it (read now, with its neighbours', if it was not kept).
+
+        Never wrong, but in a writable store possibly behind the file: its last seq, turns and status may have moved
+        on since (see reading.KeptRows); `game_row` reads the newest."""
+        return self.rows.get(self.db, game_id).info
 
     def games(self, game: str | None = None, limit: int = 20) -> list[GameInfo]:
         """The newest games first, optionally of one game kind (seats not loaded)."""
@@ -178,14 +182,22 @@ class Store:
         return reading.lineage(self.db, info)
 
     def load(self, game_id: int, *, after: int = 0, upto: int | None = None) -> list[Event]:
-        """The game's events with seq in (after, upto], its parents' prefix included."""
-        return reading.load(self.db, game_id, after=after, upto=upto, info=self.game_row(game_id))
+        """The game's events with seq in (after, upto], its parents' prefix included; without `upto`, every event the
+        file has now. One query for a root game whose row is kept."""
+        info = self.kept_row(game_id)
+        return reading.load(self.db, game_id, after=after, upto=upto, info=info, kept=self.rows)
+
+    def load_many(self, game_ids: Iterable[int], *, chunk: int = CHUNK) -> Iterator[tuple[GameInfo, list[Event]]]:
+        """Each game's row (without seats) and every event of it, in the order of `game_ids`, read `chunk` games at a
+        time: two queries per chunk (the rows, then all their events). UnknownGameId for an id with no game."""
+        return reading.load_many(self.db, game_ids, self.rows, chunk)
 
     def read_position(
         self, info: GameInfo, bound: str, limit: int, rules_version: int
     ) -> tuple[Snapshot | None, list[Event]]:
-        """The newest snapshot before a bound, if worth it, and the events after it (see reading.read_position)."""
-        return reading.read_position(self.db, info, bound, limit, rules_version)
+        """The newest snapshot before a bound, if worth it, and the events after it, in one query (see
+        reading.read_position)."""
+        return reading.read_position(self.db, info, bound, limit, rules_version, self.rows)
 
     def all_games(self) -> list[GameKind]:
         """(id, game, fork seq) of every game."""
@@ -222,17 +234,21 @@ class Store:
 
         Fails with ConcurrencyError, writing nothing, if the game's last seq is no longer `expected_seq`.
         """
-        return writing.append(
-            self.db,
-            game_id,
-            events,
-            expected_seq=expected_seq,
-            turns=turns,
-            status=status,
-            snapshots=snapshots,
-            results=results,
-            facts=facts,
-        )
+        self.rows.forget(game_id)  # after the write too: a reader may have kept the row meanwhile (true, but older)
+        try:
+            return writing.append(
+                self.db,
+                game_id,
+                events,
+                expected_seq=expected_seq,
+                turns=turns,
+                status=status,
+                snapshots=snapshots,
+                results=results,
+                facts=facts,
+            )
+        finally:
+            self.rows.forget(game_id)
 
     def set_meta(self, key: str, value: str) -> None:
         """Keep a new value in the meta table."""
@@ -242,6 +258,7 @@ class Store:
     def repair_branch_seats(self) -> None:
         """Give every branch stored without seats (by Loom before issue 12) its parent's."""
         migrations.repair_branch_seats(self.db)
+        self.rows.forget()  # their rows' player counts changed
 
     def replace_results(self, rows: Sequence[StoredResult]) -> None:
         """Rebuild the results projection from scratch with these rows."""
