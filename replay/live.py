@@ -180,9 +180,13 @@ def append_group(store: Store, appends: Sequence[Append]) -> list[int]:
             rounds.append([])
         rounds[depth].append(a)
     db = store.db
-    with db.written(conflict="a game of the group was appended to by another writer; nothing was written"):
-        for group in rounds:
-            _append_round(db, group)
+    try:
+        with db.written(conflict="a game of the group was appended to by another writer; nothing was written"):
+            for group in rounds:
+                _append_round(db, group)
+    finally:
+        for a in appends:  # as Store.append does: a kept row would still be right, only older
+            store.rows.forget(a.info.id)
     return [a.info.last_seq + len(a.played.steps) for a in appends]
 
 
