@@ -17,7 +17,7 @@ import io
 import os
 import shutil
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, cast
@@ -26,13 +26,19 @@ from loom.events.base import LoomError
 from loom.replay import queries
 from loom.replay.columns import select_list
 from loom.replay.connection import MEMORY, Connection
-from loom.replay.export import Selection, choose, pages
+from loom.replay.export import LAST_ID, Selection, choose, pages
 from loom.replay.logfile import import_file
+from loom.replay.records import NewGame
 from loom.replay.store import Store
+from loom.replay.writing import add_games
 
 STAGING = ".staging-"
 """The prefix of a run's hidden directory in the lake while it writes (readers' globs never reach it)."""
 _GLOB = frozenset("*?[]{}")
+IDS = ".ids"
+"""The hidden folder of a lake's reserved id blocks (a simulation's, docs/lake.md): a file per block, named by its
+first id (ten digits), holding its last."""
+RESERVE_TRIES = 100
 
 
 class LakeError(LoomError):
@@ -71,6 +77,11 @@ def _checked(lake: Path) -> Path:
 def write_lake(store: Store, lake: Path, selection: Selection) -> LakeWrite:
     """Add the selected games (and the games they branch from) that the lake lacks; nothing old is rewritten."""
     lake = _checked(lake)
+    if (lake / IDS).is_dir():
+        raise LakeError(
+            f"lake {lake} holds simulated games (logs simulate --lake), whose ids are its own: export a store's games "
+            "to a lake of their own"
+        )
     db = store.db
     if has_files(lake, "games"):
         db.all(queries.lake_games(files_of(lake, "games")))
@@ -165,3 +176,60 @@ def import_lake(store: Store, lake: Path, selection: Selection) -> dict[int, int
     finally:
         db.close()
     return dict(zip(lake_ids, new_ids, strict=True))
+
+
+# --- Simulations writing straight into a lake (replay/cluster.py): reserved ids, a chunk's files --------------------
+
+
+def reserve_ids(lake: Path, count: int) -> int:
+    """Reserve `count` consecutive game ids in the lake for a simulation, past every id it holds or has reserved;
+    the first. Writers at the same time (processes, machines sharing the folder) never get overlapping blocks."""
+    lake = _checked(lake)
+    folder = lake / IDS
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        for _ in range(RESERVE_TRIES):
+            first = _next_free_id(lake, folder)
+            last = first + count - 1
+            if last > LAST_ID:
+                raise LakeError(f"lake {lake} has no room for {count} more games: its ids would pass {LAST_ID}")
+            # Every block is reserved from the one after the last block seen, so two writers that saw the same
+            # blocks claim the same name: link() makes the name exist whole, with its last id, or fails.
+            claim = folder / f".claim-{uuid.uuid4().hex}"
+            claim.write_text(f"{last}\n")
+            try:
+                os.link(claim, folder / f"{first:010d}")
+            except FileExistsError:
+                continue
+            finally:
+                claim.unlink(missing_ok=True)
+            return first
+    except OSError as error:
+        raise LakeError(f"cannot reserve ids in lake {lake}: {error.strerror}") from None
+    raise LakeError(f"cannot reserve ids in lake {lake}: {RESERVE_TRIES} other writers took them first")
+
+
+def _next_free_id(lake: Path, folder: Path) -> int:
+    """One past the largest id the lake's games and reserved blocks hold."""
+    reserved = max((int(path.read_text()) for path in folder.iterdir() if path.name.isdigit()), default=0)
+    held = 0
+    if has_files(lake, "games"):
+        db = Connection.open(MEMORY, read_only=False)
+        try:
+            held = int(db.one(queries.lake_max_id(files_of(lake, "games")))[0])
+        finally:
+            db.close()
+    return max(reserved, held) + 1
+
+
+def write_games(lake: Path, new: Sequence[NewGame], first_id: int, run: str) -> tuple[str, ...]:
+    """Add new games to the lake under the ids from `first_id` (reserved), as an export of them would write them, in
+    files named after `run` (unique to this call); the files, relative to the lake."""
+    lake = _checked(lake)
+    store = Store.open(MEMORY, threads=1)  # a worker's cores are its tasks': one thread each
+    try:
+        add_games(store.db, new, first_id=first_id)
+        store.db.all(queries.CHOOSE_EVERY_GAME)
+        return _write_run(store.db, lake, run)
+    finally:
+        store.close()

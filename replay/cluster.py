@@ -1,0 +1,193 @@
+"""Simulation on a Dask distributed cluster, each task writing its chunk of games straight into a Parquet lake.
+
+A simulation of `games` games is cut into chunks of consecutive game indexes; each chunk is one task, which plays its
+games (game `index` from `game_seed(name, seed, index)`, as `logs simulate` plays it into a store) and adds them to
+the lake itself (replay/lake.py's `write_games`: staged, then moved into place, games last). Nothing but a chunk's
+summary travels back to the command, so no single writer is the bottleneck, and the games are the same, event for
+event, whatever the number of workers or the chunk size.
+
+The ids are reserved in the lake before any game is played (a block of `games` ids, replay/lake.py's
+`reserve_ids`): game `index` is game `first_id + index`, whichever worker plays it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import os
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from loom.engine.protocol import Game
+from loom.engine.registry import get_game
+from loom.events.base import LoomError
+from loom.replay.lake import reserve_ids, write_games
+from loom.replay.simulate import BATCH, game_seed, simulate_one
+
+if TYPE_CHECKING:
+    from distributed import Client
+
+LOCAL = "local"
+"""The --cluster that starts a LocalCluster on this machine's cores instead of connecting to a scheduler."""
+CONNECT_TIMEOUT = 5
+"""Seconds to reach a scheduler before giving up with one line (Dask's own default waits 30)."""
+
+
+class ClusterError(LoomError):
+    """A Dask cluster that cannot be reached or started, or a task that failed on it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """One task's games: indexes `first` to `first + count - 1` of the simulation, ids from `first_id`."""
+
+    lake: str
+    run: str
+    name: str
+    seed: int
+    bots: tuple[str, ...]
+    first: int
+    count: int
+    first_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkDone:
+    """What a task added to the lake: its chunk's games and events, its files, and where it ran (a process id)."""
+
+    first: int
+    games: int
+    events: int
+    files: tuple[str, ...]
+    worker: int
+
+
+@dataclass(frozen=True, slots=True)
+class LakeSimulation:
+    """A simulation written into a lake: its run id, the ids of its games (consecutive), and the chunks' summaries."""
+
+    run: str
+    first_id: int
+    games: int
+    chunks: tuple[ChunkDone, ...]
+
+    @property
+    def ids(self) -> range:
+        """The games' ids, game `index` first_id + index."""
+        return range(self.first_id, self.first_id + self.games)
+
+
+def play_chunk(chunk: Chunk) -> ChunkDone:
+    """Play a chunk's games and add them to the lake (a task: runs on a worker)."""
+    game = get_game(chunk.name)
+    played = [
+        # Snapshots are a cache of the store, not in a lake: not worth inserting only to be left out.
+        dataclasses.replace(simulate_one(game, chunk.bots, game_seed(chunk.name, chunk.seed, index)), snapshots=[])
+        for index in range(chunk.first, chunk.first + chunk.count)
+    ]
+    files = write_games(Path(chunk.lake), played, chunk.first_id + chunk.first, f"{chunk.run}-{chunk.first:010d}")
+    return ChunkDone(chunk.first, len(played), sum(len(g.events) for g in played), files, os.getpid())
+
+
+def chunks_of(lake: Path, game: Game, games: int, bots: Sequence[str], seed: int, size: int) -> list[Chunk]:
+    """The tasks of a simulation of `games` games into the lake, `size` games each, its ids reserved."""
+    first_id = reserve_ids(lake, games)
+    run = uuid.uuid4().hex
+    return [
+        Chunk(str(lake.resolve()), run, game.name, seed, tuple(bots), first, min(size, games - first), first_id)
+        for first in range(0, games, size)
+    ]
+
+
+def simulate_to_lake(
+    lake: Path,
+    game: Game,
+    games: int,
+    bots: Sequence[str],
+    seed: int,
+    client: Client | None = None,
+    chunk: int = BATCH,
+    progress: Callable[[int], None] = lambda done: None,
+) -> LakeSimulation:
+    """Play `games` games into the lake, on the cluster of `client` (or in this process); `progress(n)` as each
+    chunk of n games is in the lake."""
+    work = chunks_of(lake, game, games, bots, seed, chunk)
+    done = tuple(_on_cluster(client, work, progress) if client is not None else _here(work, progress))
+    return LakeSimulation(work[0].run, work[0].first_id, games, tuple(sorted(done, key=lambda c: c.first)))
+
+
+def _here(work: list[Chunk], progress: Callable[[int], None]) -> Iterator[ChunkDone]:
+    for item in work:
+        result = play_chunk(item)
+        progress(result.games)
+        yield result
+
+
+def _on_cluster(client: Client, work: list[Chunk], progress: Callable[[int], None]) -> Iterator[ChunkDone]:
+    """Each chunk a task of its own; their summaries as they finish. Leaving early (Ctrl-C, a failed task) cancels
+    every task not yet done: a chunk is in the lake whole or not at all (one already running ends and adds it)."""
+    from distributed import as_completed
+
+    futures = [
+        client.submit(play_chunk, item, key=f"loom-simulate-{item.run}-{item.first}", pure=False) for item in work
+    ]
+    try:
+        for future in as_completed(futures):
+            try:
+                result: ChunkDone = future.result()
+            except LoomError:
+                raise
+            except Exception as error:  # a worker lost, or a bug in the task: one line, as every error of Loom
+                raise ClusterError(
+                    f"a simulation task failed on the cluster: {type(error).__name__}: {error}"
+                ) from None
+            progress(result.games)
+            yield result
+    finally:
+        client.cancel([f for f in futures if not f.done()], force=True)
+
+
+@contextmanager
+def connect(address: str, workers: int | None = None) -> Iterator[Client]:
+    """A client of the scheduler at `address` (tcp://host:8786), or of a LocalCluster of `workers` processes (default:
+    this machine's cores, one thread each) started for the block when `address` is "local"."""
+    from distributed import Client, LocalCluster
+
+    if address == LOCAL:
+        try:
+            cluster = LocalCluster(
+                n_workers=workers or os.cpu_count() or 1,
+                threads_per_worker=1,  # a game is pure Python: threads of one process would share its GIL
+                processes=True,
+                dashboard_address=None,
+                silence_logs=logging.ERROR,
+            )
+        except Exception as error:  # noqa: BLE001  # ports, spawning: whatever stops it, one line
+            raise ClusterError(f"cannot start a local Dask cluster: {error}") from None
+        try:
+            with Client(cluster) as client:
+                yield client
+        finally:
+            cluster.close()
+        return
+    if workers is not None:
+        raise ClusterError("--workers sets the size of --cluster local; a running cluster has the workers it has")
+    try:
+        client = Client(address, timeout=CONNECT_TIMEOUT)
+    except (OSError, TimeoutError, ValueError, TypeError) as error:
+        raise ClusterError(
+            f"cannot reach a Dask scheduler at {address} within {CONNECT_TIMEOUT} s ({type(error).__name__}): "
+            "start one with `dask scheduler`, or use --cluster local"
+        ) from None
+    with client:
+        yield client
+
+
+def worker_count(client: Client) -> int:
+    """How many workers the client's cluster has now."""
+    info: dict[str, Any] = client.scheduler_info()
+    return len(info.get("workers", {}))
