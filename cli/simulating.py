@@ -31,7 +31,7 @@ def simulate_lake(
         # The cluster's workers write Parquet files side by side; a DuckDB file has one writer, which would receive
         # every game over the network and store them one batch at a time: the bottleneck a cluster is for avoiding.
         raise LoomError(
-            "--cluster writes into a Parquet lake: give --lake DIR (`logs import --lake DIR` then loads it into a store)"
+            "--cluster writes into a Parquet lake: give --lake DIR (`logs import --lake DIR` loads it into a store)"
         )
     if cluster is None and workers not in (None, 1):
         raise LoomError("--lake plays in this process: for more, use --cluster local --workers N")
