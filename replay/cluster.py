@@ -163,7 +163,8 @@ def connect(address: str, workers: int | None = None) -> Iterator[Client]:
                 n_workers=workers or os.cpu_count() or 1,
                 threads_per_worker=1,  # a game is pure Python: threads of one process would share its GIL
                 processes=True,
-                dashboard_address=None,
+                dashboard_address=None,  # no dashboard; its HTTP server (health, metrics) on any free port, not 8787
+                scheduler_kwargs={"dashboard_address": ":0"},
                 silence_logs=logging.ERROR,
             )
         except Exception as error:  # noqa: BLE001  # ports, spawning: whatever stops it, one line
