@@ -12,7 +12,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from loom.cli.common import err, out, print_json
 from loom.engine.protocol import Game
 from loom.events.base import LoomError
-from loom.replay.cluster import LakeSimulation, connect, simulate_to_lake
+from loom.replay.cluster import LOCAL, LakeSimulation, connect, discard_run, new_run, simulate_to_lake
 
 
 def simulate_lake(
@@ -36,8 +36,14 @@ def simulate_lake(
     if cluster is None and workers not in (None, 1):
         raise LoomError("--lake plays in this process: for more, use --cluster local --workers N")
     client_of = connect(cluster, workers) if cluster is not None else nullcontext(None)
-    with client_of as client, _progress(games) as advance:
-        done = simulate_to_lake(lake, rules, games, bots, seed, client, chunk, advance)
+    run = new_run()
+    try:
+        with client_of as client, _progress(games) as advance:
+            done = simulate_to_lake(lake, rules, games, bots, seed, client, chunk, advance, run)
+    except BaseException:
+        if cluster == LOCAL:  # its workers are gone with it: nothing of the run is still being written
+            discard_run(lake, run)
+        raise
     _report(rules, lake, done, as_json)
 
 

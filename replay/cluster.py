@@ -15,9 +15,11 @@ from __future__ import annotations
 import dataclasses
 import logging
 import os
+import signal
+import threading
 import uuid
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,7 +27,9 @@ from typing import TYPE_CHECKING, Any
 from loom.engine.protocol import Game
 from loom.engine.registry import get_game
 from loom.events.base import LoomError
-from loom.replay.lake import reserve_ids, write_games
+from loom.replay.lake import cancelled_file, discard_run, reserve_ids, write_games
+
+__all__ = ["LOCAL", "ClusterError", "LakeSimulation", "connect", "discard_run", "new_run", "simulate_to_lake"]
 from loom.replay.simulate import BATCH, game_seed, simulate_one
 
 if TYPE_CHECKING:
@@ -89,14 +93,23 @@ def play_chunk(chunk: Chunk) -> ChunkDone:
         dataclasses.replace(simulate_one(game, chunk.bots, game_seed(chunk.name, chunk.seed, index)), snapshots=[])
         for index in range(chunk.first, chunk.first + chunk.count)
     ]
-    files = write_games(Path(chunk.lake), played, chunk.first_id + chunk.first, f"{chunk.run}-{chunk.first:010d}")
+    lake = Path(chunk.lake)
+    first_id, name = chunk.first_id + chunk.first, f"{chunk.run}-{chunk.first:010d}"
+    files = write_games(lake, played, first_id, name, cancelled_file(lake, chunk.run))
     return ChunkDone(chunk.first, len(played), sum(len(g.events) for g in played), files, os.getpid())
 
 
-def chunks_of(lake: Path, game: Game, games: int, bots: Sequence[str], seed: int, size: int) -> list[Chunk]:
+def new_run() -> str:
+    """A simulation run's id: in its files' names, its staging folders' and its cancel file's."""
+    return uuid.uuid4().hex
+
+
+def chunks_of(
+    lake: Path, game: Game, games: int, bots: Sequence[str], seed: int, size: int, run: str | None = None
+) -> list[Chunk]:
     """The tasks of a simulation of `games` games into the lake, `size` games each, its ids reserved."""
     first_id = reserve_ids(lake, games)
-    run = uuid.uuid4().hex
+    run = run or new_run()
     return [
         Chunk(str(lake.resolve()), run, game.name, seed, tuple(bots), first, min(size, games - first), first_id)
         for first in range(0, games, size)
@@ -112,11 +125,23 @@ def simulate_to_lake(
     client: Client | None = None,
     chunk: int = BATCH,
     progress: Callable[[int], None] = lambda done: None,
+    run: str | None = None,
 ) -> LakeSimulation:
     """Play `games` games into the lake, on the cluster of `client` (or in this process); `progress(n)` as each
-    chunk of n games is in the lake."""
-    work = chunks_of(lake, game, games, bots, seed, chunk)
-    done = tuple(_on_cluster(client, work, progress) if client is not None else _here(work, progress))
+    chunk of n games is in the lake.
+
+    Stopped (Ctrl-C, a failed task), it cancels the tasks not begun and tells those running to drop their files;
+    the chunks already in stay (whole games). Once no task runs (a local cluster closed), `discard_run(lake, run)`
+    removes what they left hidden."""
+    work = chunks_of(lake, game, games, bots, seed, chunk, run)
+    try:
+        done = tuple(_on_cluster(client, work, progress) if client is not None else _here(work, progress))
+    except BaseException:
+        with suppress(OSError):  # a lake that cannot take the file cannot take their files either
+            cancelled_file(lake, work[0].run).touch()
+        if client is None:
+            discard_run(lake, work[0].run)
+        raise
     return LakeSimulation(work[0].run, work[0].first_id, games, tuple(sorted(done, key=lambda c: c.first)))
 
 
@@ -159,14 +184,15 @@ def connect(address: str, workers: int | None = None) -> Iterator[Client]:
 
     if address == LOCAL:
         try:
-            cluster = LocalCluster(
-                n_workers=workers or os.cpu_count() or 1,
-                threads_per_worker=1,  # a game is pure Python: threads of one process would share its GIL
-                processes=True,
-                dashboard_address=None,  # no dashboard; its HTTP server (health, metrics) on any free port, not 8787
-                scheduler_kwargs={"dashboard_address": ":0"},
-                silence_logs=logging.ERROR,
-            )
+            with _workers_ignore_ctrl_c():
+                cluster = LocalCluster(
+                    n_workers=workers or os.cpu_count() or 1,
+                    threads_per_worker=1,  # a game is pure Python: threads of one process would share its GIL
+                    processes=True,
+                    dashboard_address=None,  # no dashboard; its HTTP server (health, metrics) on a free port
+                    scheduler_kwargs={"dashboard_address": ":0"},
+                    silence_logs=logging.ERROR,
+                )
         except Exception as error:  # noqa: BLE001  # ports, spawning: whatever stops it, one line
             raise ClusterError(f"cannot start a local Dask cluster: {error}") from None
         try:
@@ -186,6 +212,20 @@ def connect(address: str, workers: int | None = None) -> Iterator[Client]:
         ) from None
     with client:
         yield client
+
+
+@contextmanager
+def _workers_ignore_ctrl_c() -> Iterator[None]:
+    """Start the local workers with Ctrl-C ignored (they inherit it): a terminal's Ctrl-C reaches every process of
+    its group, and the command, not each worker with a traceback, is the one to stop them."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def worker_count(client: Client) -> int:

@@ -106,13 +106,16 @@ def write_lake(store: Store, lake: Path, selection: Selection) -> LakeWrite:
         db.all(queries.DROP_LAKE_GAMES)
 
 
-def _write_run(db: Connection, lake: Path, run: str) -> tuple[str, ...]:
-    """Write the chosen games' rows into the run's staging directory, then move every file into place."""
+def _write_run(db: Connection, lake: Path, run: str, cancelled: Path | None = None) -> tuple[str, ...]:
+    """Write the chosen games' rows into the run's staging directory, then move every file into place (unless the
+    file `cancelled` exists by then: the files are dropped)."""
     staging = lake / f"{STAGING}{run}"
     try:
         staging.mkdir(parents=True)
         for table in queries.LAKE_TABLES:
             db.all(queries.copy_to_lake(table, str(staging / table), f"part-{run}"))
+        if cancelled is not None and cancelled.exists():
+            return ()
         moved = []
         for table in sorted(queries.LAKE_TABLES, key=lambda name: name == "games"):  # games last: the rest is in
             for file in sorted((staging / table).glob("**/*.parquet")):
@@ -222,14 +225,34 @@ def _next_free_id(lake: Path, folder: Path) -> int:
     return max(reserved, held) + 1
 
 
-def write_games(lake: Path, new: Sequence[NewGame], first_id: int, run: str) -> tuple[str, ...]:
+CANCELLED = ".cancelled-"
+"""The prefix of the file that tells a simulation's tasks still running to drop their files (docs/lake.md)."""
+
+
+def cancelled_file(lake: Path, run: str) -> Path:
+    """The file whose presence cancels a simulation run: its tasks then move no file into the lake."""
+    return lake / f"{CANCELLED}{run}"
+
+
+def write_games(
+    lake: Path, new: Sequence[NewGame], first_id: int, run: str, cancelled: Path | None = None
+) -> tuple[str, ...]:
     """Add new games to the lake under the ids from `first_id` (reserved), as an export of them would write them, in
-    files named after `run` (unique to this call); the files, relative to the lake."""
+    files named after `run` (unique to this call), unless the file `cancelled` exists once they are written; the
+    files, relative to the lake."""
     lake = _checked(lake)
     store = Store.open(MEMORY, threads=1)  # a worker's cores are its tasks': one thread each
     try:
         add_games(store.db, new, first_id=first_id)
         store.db.all(queries.CHOOSE_EVERY_GAME)
-        return _write_run(store.db, lake, run)
+        return _write_run(store.db, lake, run, cancelled)
     finally:
         store.close()
+
+
+def discard_run(lake: Path, run: str) -> None:
+    """Remove what a stopped simulation run left hidden in the lake (its tasks' staging folders, its cancel file),
+    once none of its tasks runs any more."""
+    for folder in lake.glob(f"{STAGING}{run}-*"):
+        shutil.rmtree(folder, ignore_errors=True)
+    cancelled_file(lake, run).unlink(missing_ok=True)
