@@ -29,7 +29,17 @@ from loom.engine.registry import get_game
 from loom.events.base import LoomError
 from loom.replay.lake import cancelled_file, discard_run, reserve_ids, write_games
 
-__all__ = ["LOCAL", "ClusterError", "LakeSimulation", "connect", "discard_run", "new_run", "simulate_to_lake"]
+__all__ = [
+    "LOCAL",
+    "ClusterError",
+    "LakeSimulation",
+    "connect",
+    "discard_run",
+    "mapper_of",
+    "new_run",
+    "simulate_to_lake",
+    "worker_count",
+]
 from loom.replay.simulate import BATCH, game_seed, simulate_one
 
 if TYPE_CHECKING:
@@ -226,6 +236,24 @@ def _workers_ignore_ctrl_c() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+def mapper_of(client: Client) -> Callable[[Callable[[Any], Any], list[Any]], list[Any]]:
+    """Runs a function on every item on the client's cluster, a task each, the results in order (replay/chances.py's
+    rollouts); leaving early (Ctrl-C, a failed task) cancels the tasks."""
+
+    def run(fn: Callable[[Any], Any], items: list[Any]) -> list[Any]:
+        futures = client.map(fn, items, pure=False)
+        try:
+            return list(client.gather(futures))
+        except LoomError:
+            raise
+        except Exception as error:  # a worker lost, or a bug in a task: one line
+            raise ClusterError(f"a task failed on the cluster: {type(error).__name__}: {error}") from None
+        finally:
+            client.cancel([f for f in futures if not f.done()], force=True)
+
+    return run
 
 
 def worker_count(client: Client) -> int:

@@ -1,5 +1,6 @@
 """`logs simulate --cluster ADDRESS --lake DIR` on a real Dask LocalCluster (scheduler and worker processes): the same
-games, event for event, on 2 workers, on 1 and without a cluster; a lake that imports with the same scores."""
+games, event for event, on 2 workers, on 1 and without a cluster; a lake that imports with the same scores; and
+`logs analyse --cluster`, whose rollouts give the chances of one process."""
 
 from __future__ import annotations
 
@@ -92,3 +93,14 @@ def test_an_unreachable_cluster_is_one_line_and_writes_nothing(tmp_path: Path) -
 def test_a_cluster_needs_a_lake(tmp_path: Path) -> None:
     assert "give --lake DIR" in fails("simulate", "motto", "--cluster", "local", "--db", tmp_path / "x.duckdb")
     assert not (tmp_path / "x.duckdb").exists()
+
+
+def test_analyse_on_the_cluster_finds_the_chances_of_one_process(
+    two_workers: str, stored: Path, tmp_path: Path
+) -> None:
+    here, there = tmp_path / "here.duckdb", tmp_path / "there.duckdb"
+    here.write_bytes(stored.read_bytes())
+    there.write_bytes(stored.read_bytes())
+    rollouts = ("-k", "8", "--moments", "1", "--json")
+    expected = ok("analyse", "1", *rollouts, "--workers", "1", "--db", here)
+    assert ok("analyse", "1", *rollouts, "--cluster", two_workers, "--db", there) == expected
