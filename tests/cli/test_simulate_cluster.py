@@ -104,3 +104,9 @@ def test_analyse_on_the_cluster_finds_the_chances_of_one_process(
     rollouts = ("-k", "8", "--moments", "1", "--json")
     expected = ok("analyse", "1", *rollouts, "--workers", "1", "--db", here)
     assert ok("analyse", "1", *rollouts, "--cluster", two_workers, "--db", there) == expected
+
+
+def test_a_lake_without_a_cluster_plays_in_one_process(tmp_path: Path) -> None:
+    error = fails("simulate", "motto", "--lake", tmp_path / "lake", "--workers", "2")
+    assert "--cluster local --workers N" in error
+    assert not (tmp_path / "lake").exists()

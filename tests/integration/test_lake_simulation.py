@@ -10,8 +10,8 @@ import pytest
 from loom.engine.registry import get_game
 from loom.replay.cluster import simulate_to_lake
 from loom.replay.export import Selection
-from loom.replay.lake import LakeError, reserve_ids, write_lake
-from loom.replay.simulate import simulate
+from loom.replay.lake import LakeError, cancelled_file, discard_run, reserve_ids, write_games, write_lake
+from loom.replay.simulate import game_seed, simulate, simulate_one
 from loom.replay.store import Store
 
 BOTS = ["greedy", "random", "random"]
@@ -52,3 +52,16 @@ def test_a_store_is_not_exported_into_a_simulated_lake(store: Store, tmp_path: P
     simulate_to_lake(tmp_path / "lake", get_game("motto"), 1, BOTS, seed=3)
     with pytest.raises(LakeError, match="holds simulated games"):
         write_lake(store, tmp_path / "lake", Selection())
+
+
+def test_a_cancelled_run_moves_no_file_into_the_lake(tmp_path: Path) -> None:
+    lake = tmp_path / "lake"
+    game = get_game("motto")
+    first = reserve_ids(lake, 1)
+    cancelled = cancelled_file(lake, "run")
+    cancelled.touch()
+    played = simulate_one(game, BOTS, game_seed("motto", 0, 0))
+    assert write_games(lake, [played], first, "run-0000000000", cancelled) == ()
+    assert sorted(path.name for path in lake.iterdir()) == [".cancelled-run", ".ids"]
+    discard_run(lake, "run")
+    assert sorted(path.name for path in lake.iterdir()) == [".ids"]
