@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -15,7 +16,7 @@ from loom.cli.common import AsJson, Db, fails_cleanly, open_store, out, print_js
 from loom.engine.registry import get_game, with_budget
 from loom.replay.game_json import game_json
 from loom.replay.live import Filter, find_games
-from loom.replay.simulate import lineup, simulate
+from loom.replay.simulate import BATCH, lineup, simulate
 
 MAX_GAMES = 1_000_000
 """The most games one command simulates or lists (a larger --limit lists them all)."""
@@ -29,14 +30,34 @@ def simulate_command(
     players: Annotated[int, typer.Option("--players", "-p", help="Players per game.")] = 3,
     bot: Annotated[list[str] | None, typer.Option("--bot", help="A bot for every seat, or one per seat.")] = None,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the whole simulation.")] = 0,
-    workers: Annotated[int, typer.Option("--workers", "-w", min=1, help="Processes playing games (default: 1).")] = 1,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            "--workers", "-w", min=1, help="Processes playing games (default: 1; --cluster local: the cores)."
+        ),
+    ] = None,
     budget: Annotated[int | None, typer.Option("--budget", help="Playouts per decision of the mcts bot.")] = None,
+    cluster: Annotated[
+        str | None,
+        typer.Option(
+            "--cluster", help="Play on a Dask cluster: its scheduler (tcp://host:8786), or local. Needs --lake."
+        ),
+    ] = None,
+    lake: Annotated[
+        Path | None, typer.Option("--lake", help="Write the games into this Parquet lake (docs/lake.md), not --db.")
+    ] = None,
+    chunk: Annotated[int, typer.Option("--chunk", min=1, help="Games per task with --lake.")] = BATCH,
     db: Db = None,
     as_json: AsJson = False,
 ) -> None:
-    """Play games between bots and record them."""
+    """Play games between bots and record them (into the store, or into a Parquet lake, on a Dask cluster)."""
     rules = get_game(game)
     bots = lineup(rules, players, with_budget(bot or [], budget))
+    if cluster is not None or lake is not None:
+        from loom.cli.simulating import simulate_lake
+
+        simulate_lake(rules, games, bots, seed, cluster, lake, workers, chunk, as_json)
+        return
     with (
         open_store(db) as store,
         Progress(
@@ -50,7 +71,7 @@ def simulate_command(
         ) as progress,
     ):
         task = progress.add_task(game, total=games)
-        ids = simulate(store, rules, games, bots, seed, lambda done: progress.advance(task, done), workers)
+        ids = simulate(store, rules, games, bots, seed, lambda done: progress.advance(task, done), workers or 1)
     if as_json:
         print_json({"ids": ids})
     else:

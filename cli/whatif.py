@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Annotated, Any
 
 import typer
@@ -35,8 +37,30 @@ Budget = Annotated[
 ]
 
 
+Cluster = Annotated[
+    str | None,
+    typer.Option(
+        "--cluster",
+        help="Play the rollouts on a Dask cluster: its scheduler (tcp://host:8786), or local (--workers processes).",
+        show_default=False,
+    ),
+]
+
+
 def _cores() -> int:
     return os.cpu_count() or 1
+
+
+@contextmanager
+def _rollouts_on(cluster: str | None, workers: int | None) -> Iterator[dict[str, Any]]:
+    """The rollouts' workers (and, with --cluster, how to run them there): the same chances either way."""
+    if cluster is None:
+        yield {"workers": workers or _cores()}
+        return
+    from loom.replay.cluster import connect, mapper_of, worker_count
+
+    with connect(cluster, workers) as client:
+        yield {"workers": max(worker_count(client), 1), "mapper": mapper_of(client)}
 
 
 def _percent(chances: Chances, seat: int) -> str:
@@ -81,22 +105,24 @@ def whatif_command(
     seed: Seed = 0,
     workers: Workers = None,
     budget: Budget = None,
+    cluster: Cluster = None,
     db: Db = None,
     as_json: AsJson = False,
 ) -> None:
     """The win chances of the recorded decisions against an alternative (--play, else the search bot's best other
     move), side by side; the alternative is stored as a branch of the game."""
-    result = whatif(
-        _path(db),
-        game_id,
-        turn,
-        _actions(play) or None,
-        rollouts=rollouts,
-        bot=bot,
-        seed=seed,
-        workers=workers or _cores(),
-        budget=budget,
-    )
+    with _rollouts_on(cluster, workers) as running:
+        result = whatif(
+            _path(db),
+            game_id,
+            turn,
+            _actions(play) or None,
+            rollouts=rollouts,
+            bot=bot,
+            seed=seed,
+            budget=budget,
+            **running,
+        )
     if as_json:
         print_json(_whatif_json(result))
         return
@@ -156,21 +182,16 @@ def analyse_command(
     seed: Seed = 0,
     workers: Workers = None,
     budget: Budget = None,
+    cluster: Cluster = None,
     db: Db = None,
     as_json: AsJson = False,
 ) -> None:
     """Every seat's chance to win at the start of every turn, and the key moments: the decisions where a seat's
     chance moved most, with the search bot's best alternative. Stored for the dashboards."""
-    result = analyse(
-        _path(db),
-        game_id,
-        rollouts=rollouts,
-        bot=bot,
-        seed=seed,
-        workers=workers or _cores(),
-        moments=moments,
-        budget=budget,
-    )
+    with _rollouts_on(cluster, workers) as running:
+        result = analyse(
+            _path(db), game_id, rollouts=rollouts, bot=bot, seed=seed, moments=moments, budget=budget, **running
+        )
     if as_json:
         print_json(_analysis_json(result))
         return

@@ -22,7 +22,7 @@ from loom.engine.registry import get_bot, get_game
 from loom.engine.search import HalvingSearchBot
 from loom.events.base import Event, LoomError, Payload
 from loom.replay.branches import branch
-from loom.replay.chances import Chances, win_chances_of
+from loom.replay.chances import Chances, Mapper, win_chances_of
 from loom.replay.replay import position
 from loom.replay.store import KeyMoment, Store, WinChance
 
@@ -165,6 +165,7 @@ def whatif(
     bot: str,
     seed: int = 0,
     workers: int = 1,
+    mapper: Mapper | None = None,
     budget: int | None = None,
 ) -> WhatIf:
     """Compare the recorded decisions at the start of `turn` with `actions` (JSON; none: the turn's forced decisions,
@@ -188,7 +189,9 @@ def whatif(
         branch_id = branch(store, game_id, turn, actions, None)
         alternative = position(store, branch_id)
     positions = [(turn, start.state), (turn + 1, recorded), (turn + 1, alternative.state)]  # paired: same numbers
-    before, after, other = win_chances_of(game, positions, rollouts=rollouts, bot=bot, seed=seed, workers=workers)
+    before, after, other = win_chances_of(
+        game, positions, rollouts=rollouts, bot=bot, seed=seed, workers=workers, mapper=mapper
+    )
     return WhatIf(
         game_id,
         game.name,
@@ -258,6 +261,7 @@ def analyse(
     bot: str,
     seed: int = 0,
     workers: int = 1,
+    mapper: Mapper | None = None,
     moments: int = 5,
     budget: int | None = None,
 ) -> Analysis:
@@ -272,7 +276,7 @@ def analyse(
     if not starts:
         raise LoomError(f"game {game_id} has no decision to analyse yet")
     positions = [(start.seq, start.state) for start in starts] + [(last_seq, final)]
-    chances = win_chances_of(game, positions, rollouts=rollouts, bot=bot, seed=seed, workers=workers)
+    chances = win_chances_of(game, positions, rollouts=rollouts, bot=bot, seed=seed, workers=workers, mapper=mapper)
     turns = [start.turn for start in starts] + [starts[-1].turn + 1]
     curve = [Point(seq, turn, c) for (seq, _), turn, c in zip(positions, turns, chances)]
     found = []
@@ -285,7 +289,9 @@ def analyse(
     # Each alternative is played out on the random numbers of the recorded turn's end, for a paired comparison.
     ends = {start.seq: point.seq for start, point in zip(starts, curve[1:])}
     alternatives = [(ends[start.seq], state) for start, _, _, _, state in found if state is not None]
-    best_chances = iter(win_chances_of(game, alternatives, rollouts=rollouts, bot=bot, seed=seed, workers=workers))
+    best_chances = iter(
+        win_chances_of(game, alternatives, rollouts=rollouts, bot=bot, seed=seed, workers=workers, mapper=mapper)
+    )
     key = tuple(
         Moment(
             start.choice.seq,

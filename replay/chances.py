@@ -3,14 +3,14 @@
 Every rollout first draws anew what nobody has seen (`determinize` with no seat: a simulated game's recorded deck
 order; a table game's unseen cards are drawn at random as play goes on anyway), then every seat plays on with the
 bot, each from its own view. A shared victory counts as a share. Rollout i of a position is seeded by (seed, the
-position's key, i) alone, and rollouts run in a process pool, so the estimate is the same whatever the number of
-workers.
+position's key, i) alone, and rollouts run in a process pool (or on a Dask cluster), so the estimate is the same
+whatever the number of workers.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from random import Random
 from typing import Any
@@ -24,6 +24,8 @@ from loom.replay.workers import worker_pool
 
 Z95 = 1.96
 """The normal quantile of a two-sided 95% interval."""
+Mapper = Callable[[Callable[[Any], Any], list[Any]], list[Any]]
+"""Runs a function on every item of a list, somewhere (a Dask cluster: replay/cluster.py), its results in order."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,9 +91,11 @@ def win_chances_of(
     bot: str,
     seed: int = 0,
     workers: int = 1,
+    mapper: Mapper | None = None,
 ) -> list[Chances]:
-    """The win chances of each (key, state) position: `rollouts` rollouts each, split over `workers` processes.
-    The key seeds a position's rollouts: positions given the same key are compared on the same random numbers."""
+    """The win chances of each (key, state) position: `rollouts` rollouts each, split over `workers` processes (or
+    run by `mapper` on a cluster of `workers` workers). The key seeds a position's rollouts: positions given the same
+    key are compared on the same random numbers."""
     get_bot(game, bot)  # an unknown bot is refused before anything runs
     if rollouts < 1:
         raise LoomError(f"--rollouts is the number of games played out per position, at least 1; not {rollouts}")
@@ -100,7 +104,9 @@ def win_chances_of(
     size = math.ceil(rollouts / parts)
     jobs = [(number, lo, min(lo + size, rollouts)) for number in live for lo in range(0, rollouts, size)]
     work = [(game.name, positions[number][1], bot, seed, positions[number][0], lo, hi) for number, lo, hi in jobs]
-    if workers > 1 and len(work) > 1:
+    if mapper is not None:
+        results = mapper(_rollouts, work)
+    elif workers > 1 and len(work) > 1:
         with worker_pool(min(workers, len(work))) as pool:
             results = list(pool.map(_rollouts, work))
     else:
@@ -111,6 +117,8 @@ def win_chances_of(
     return [estimate(game, state, outcomes.get(number, []), bot) for number, (_, state) in enumerate(positions)]
 
 
-def win_chances(game: Game, state: Any, *, rollouts: int, bot: str, seed: int = 0, workers: int = 1) -> Chances:
+def win_chances(
+    game: Game, state: Any, *, rollouts: int, bot: str, seed: int = 0, workers: int = 1, mapper: Mapper | None = None
+) -> Chances:
     """Each seat's chance to win from `state`, by `rollouts` games played out with `bot`."""
-    return win_chances_of(game, [(0, state)], rollouts=rollouts, bot=bot, seed=seed, workers=workers)[0]
+    return win_chances_of(game, [(0, state)], rollouts=rollouts, bot=bot, seed=seed, workers=workers, mapper=mapper)[0]

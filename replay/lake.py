@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import shutil
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,13 +24,19 @@ from loom.events.base import LoomError
 from loom.replay import queries
 from loom.replay.columns import select_list
 from loom.replay.connection import MEMORY, Connection
-from loom.replay.export import Selection, choose, pages
+from loom.replay.export import LAST_ID, Selection, choose, pages
 from loom.replay.logfile import import_file
+from loom.replay.records import NewGame
 from loom.replay.store import Store
+from loom.replay.writing import add_games
 
 STAGING = ".staging-"
 """The prefix of a run's hidden directory in the lake while it writes (readers' globs never reach it)."""
 _GLOB = frozenset("*?[]{}")
+IDS = ".ids"
+"""The hidden folder of a lake's reserved id blocks (a simulation's, docs/lake.md): a file per block, named by its
+first id (ten digits), holding its last."""
+RESERVE_TRIES = 100
 
 
 class LakeError(LoomError):
@@ -69,6 +75,11 @@ def _checked(lake: Path) -> Path:
 def write_lake(store: Store, lake: Path, selection: Selection) -> LakeWrite:
     """Add the selected games (and the games they branch from) that the lake lacks; nothing old is rewritten."""
     lake = _checked(lake)
+    if (lake / IDS).is_dir():
+        raise LakeError(
+            f"lake {lake} holds simulated games (logs simulate --lake), whose ids are its own: export a store's games "
+            "to a lake of their own"
+        )
     db = store.db
     if has_files(lake, "games"):
         db.all(queries.lake_games(files_of(lake, "games")))
@@ -93,13 +104,16 @@ def write_lake(store: Store, lake: Path, selection: Selection) -> LakeWrite:
         db.all(queries.DROP_LAKE_GAMES)
 
 
-def _write_run(db: Connection, lake: Path, run: str) -> tuple[str, ...]:
-    """Write the chosen games' rows into the run's staging directory, then move every file into place."""
+def _write_run(db: Connection, lake: Path, run: str, cancelled: Path | None = None) -> tuple[str, ...]:
+    """Write the chosen games' rows into the run's staging directory, then move every file into place (unless the
+    file `cancelled` exists by then: the files are dropped)."""
     staging = lake / f"{STAGING}{run}"
     try:
         staging.mkdir(parents=True)
         for table in queries.LAKE_TABLES:
             db.all(queries.copy_to_lake(table, str(staging / table), f"part-{run}"))
+        if cancelled is not None and cancelled.exists():
+            return ()
         moved = []
         for table in sorted(queries.LAKE_TABLES, key=lambda name: name == "games"):  # games last: the rest is in
             for file in sorted((staging / table).glob("**/*.parquet")):
@@ -149,3 +163,80 @@ def import_lake(store: Store, lake: Path, selection: Selection) -> dict[int, int
     finally:
         db.close()
     return dict(zip(lake_ids, new_ids, strict=True))
+
+
+# --- Simulations writing straight into a lake (replay/cluster.py): reserved ids, a chunk's files --------------------
+
+
+def reserve_ids(lake: Path, count: int) -> int:
+    """Reserve `count` consecutive game ids in the lake for a simulation, past every id it holds or has reserved;
+    the first. Writers at the same time (processes, machines sharing the folder) never get overlapping blocks."""
+    lake = _checked(lake)
+    folder = lake / IDS
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        for _ in range(RESERVE_TRIES):
+            first = _next_free_id(lake, folder)
+            last = first + count - 1
+            if last > LAST_ID:
+                raise LakeError(f"lake {lake} has no room for {count} more games: its ids would pass {LAST_ID}")
+            # Every block is reserved from the one after the last block seen, so two writers that saw the same
+            # blocks claim the same name: link() makes the name exist whole, with its last id, or fails.
+            claim = folder / f".claim-{uuid.uuid4().hex}"
+            claim.write_text(f"{last}\n")
+            try:
+                os.link(claim, folder / f"{first:010d}")
+            except FileExistsError:
+                continue
+            finally:
+                claim.unlink(missing_ok=True)
+            return first
+    except OSError as error:
+        raise LakeError(f"cannot reserve ids in lake {lake}: {error.strerror}") from None
+    raise LakeError(f"cannot reserve ids in lake {lake}: {RESERVE_TRIES} other writers took them first")
+
+
+def _next_free_id(lake: Path, folder: Path) -> int:
+    """One past the largest id the lake's games and reserved blocks hold."""
+    reserved = max((int(path.read_text()) for path in folder.iterdir() if path.name.isdigit()), default=0)
+    held = 0
+    if has_files(lake, "games"):
+        db = Connection.open(MEMORY, read_only=False)
+        try:
+            held = int(db.one(queries.lake_max_id(files_of(lake, "games")))[0])
+        finally:
+            db.close()
+    return max(reserved, held) + 1
+
+
+CANCELLED = ".cancelled-"
+"""The prefix of the file that tells a simulation's tasks still running to drop their files (docs/lake.md)."""
+
+
+def cancelled_file(lake: Path, run: str) -> Path:
+    """The file whose presence cancels a simulation run: its tasks then move no file into the lake."""
+    return lake / f"{CANCELLED}{run}"
+
+
+def write_games(
+    lake: Path, new: Sequence[NewGame], first_id: int, run: str, cancelled: Path | None = None
+) -> tuple[str, ...]:
+    """Add new games to the lake under the ids from `first_id` (reserved), as an export of them would write them, in
+    files named after `run` (unique to this call), unless the file `cancelled` exists once they are written; the
+    files, relative to the lake."""
+    lake = _checked(lake)
+    store = Store.open(MEMORY, threads=1)  # a worker's cores are its tasks': one thread each
+    try:
+        add_games(store.db, new, first_id=first_id)
+        store.db.all(queries.CHOOSE_EVERY_GAME)
+        return _write_run(store.db, lake, run, cancelled)
+    finally:
+        store.close()
+
+
+def discard_run(lake: Path, run: str) -> None:
+    """Remove what a stopped simulation run left hidden in the lake (its tasks' staging folders, its cancel file),
+    once none of its tasks runs any more."""
+    for folder in lake.glob(f"{STAGING}{run}-*"):
+        shutil.rmtree(folder, ignore_errors=True)
+    cancelled_file(lake, run).unlink(missing_ok=True)

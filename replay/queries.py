@@ -451,3 +451,11 @@ ORDER BY l.id LIMIT 1
 """
 LEAVE_OUT_LAKE_GAMES = "DELETE FROM export_chosen WHERE id IN (SELECT id FROM lake_games)"
 DROP_LAKE_GAMES = "DROP TABLE IF EXISTS lake_games"
+
+
+def lake_max_id(files: str) -> str:
+    """The largest game id a lake holds (0 for none): where a simulation's reserved ids may start."""
+    return f"SELECT coalesce(max(id), 0) FROM read_parquet({literal(files)}, hive_partitioning = false)"
+
+
+CHOOSE_EVERY_GAME = "CREATE OR REPLACE TEMP TABLE export_chosen AS SELECT id FROM games"

@@ -1,0 +1,78 @@
+"""`logs simulate --lake DIR [--cluster ADDRESS]`: games played on a Dask cluster (or here), written into a lake."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, nullcontext
+from pathlib import Path
+
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+from loom.cli.common import err, out, print_json
+from loom.engine.protocol import Game
+from loom.events.base import LoomError
+from loom.replay.cluster import LOCAL, LakeSimulation, connect, discard_run, new_run, simulate_to_lake
+
+
+def simulate_lake(
+    rules: Game,
+    games: int,
+    bots: list[str],
+    seed: int,
+    cluster: str | None,
+    lake: Path | None,
+    workers: int | None,
+    chunk: int,
+    as_json: bool,
+) -> None:
+    """Play the games on the cluster (or in this process) into the lake; its ids, as `logs simulate` prints them."""
+    if lake is None:
+        # The cluster's workers write Parquet files side by side; a DuckDB file has one writer, which would receive
+        # every game over the network and store them one batch at a time: the bottleneck a cluster is for avoiding.
+        raise LoomError(
+            "--cluster writes into a Parquet lake: give --lake DIR (`logs import --lake DIR` loads it into a store)"
+        )
+    if cluster is None and workers not in (None, 1):
+        raise LoomError("--lake plays in this process: for more, use --cluster local --workers N")
+    client_of = connect(cluster, workers) if cluster is not None else nullcontext(None)
+    run = new_run()
+    try:
+        with client_of as client, _progress(games) as advance:
+            done = simulate_to_lake(lake, rules, games, bots, seed, client, chunk, advance, run)
+    except BaseException:
+        if cluster == LOCAL:  # its workers are gone with it: nothing of the run is still being written
+            discard_run(lake, run)
+        raise
+    _report(rules, lake, done, as_json)
+
+
+def _report(rules: Game, lake: Path, done: LakeSimulation, as_json: bool) -> None:
+    ids = done.ids
+    if as_json:
+        print_json({"ids": list(ids), "lake": str(lake), "run": done.run})
+        return
+    files = sum(len(c.files) for c in done.chunks)
+    out.print(
+        f"recorded {done.games} {escape(rules.title)} games into lake {escape(str(lake))}: ids {ids[0]} to {ids[-1]} "
+        f"({files} new files)"
+    )
+
+
+@contextmanager
+def _progress(total: int) -> Iterator[Callable[[int], None]]:
+    """A progress bar of games, moved as each chunk is in the lake, on stderr when it is a terminal."""
+    if not err.is_terminal:
+        yield lambda _: None
+        return
+    bar = Progress(
+        TextColumn("[bold]simulating"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=err,
+        transient=True,
+    )
+    task = bar.add_task("games", total=total)
+    with bar:
+        yield lambda n: bar.advance(task, n)
