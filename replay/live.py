@@ -2,7 +2,7 @@
 appends at an expected sequence number, and the secret the service derives its access tokens from.
 
 Rows are built with `replay.recorder` and written only through `Store.add_games` and `Store.append`, like the
-command line's writes, so every projection the store keeps is kept here too.
+command line's writes; the facts projections follow from the projector (replay/projector.py), off the hot path.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from loom.engine.protocol import Game
 from loom.events.base import GameStarted, IllegalAction, LoomError, MalformedEvent, started
 from loom.events.parsing import parse_event
 from loom.events.registry import payload_class
-from loom.replay.facts import facts_of
 from loom.replay.projections import result_rows
 from loom.replay.recorder import event_rows, snapshot_rows, status_of
 from loom.replay.store import GameInfo, NewGame, Seat, Store
@@ -71,7 +70,6 @@ def _new_game(game: Game, seats: Sequence[Seat], steps: list[Step], state: Any) 
         turns=steps[-1].turn,
         snapshots=snapshot_rows(game, game.blank(), steps, 0),
         results=result_rows(game, state) if status == "finished" else [],
-        facts=facts_of(game, game.blank(), steps, 0, count_choices=True),
     )
 
 
@@ -146,7 +144,6 @@ def append_played(store: Store, game_id: int, game: Game, before: Any, played: P
         status=status,
         snapshots=snapshot_rows(game, before, played.steps, expected_seq),
         results=result_rows(game, played.state) if status == "finished" else [],
-        facts=facts_of(game, before, played.steps, expected_seq, count_choices=True),
     )
 
 

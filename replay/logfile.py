@@ -24,7 +24,6 @@ from loom.events.base import MAX_DEPTH, MAX_LINE, MAX_TEXT, GameStarted, LoomErr
 from loom.events.fields import shown
 from loom.events.parsing import parse_event
 from loom.replay import writing
-from loom.replay.facts import FactTaker
 from loom.replay.projections import result_rows
 from loom.replay.recorder import event_rows, status_of
 from loom.replay.snapshots import SnapshotTaker
@@ -72,10 +71,6 @@ class _Reading:
     state: Any = None
     steps: list[Step] = field(default_factory=list)
     snapshots: SnapshotTaker = field(default_factory=lambda: SnapshotTaker(0))
-    facts: FactTaker = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.facts = FactTaker(self.game, 0)
 
 
 def _header(data: dict[str, Any], number: int) -> _Reading:
@@ -125,9 +120,6 @@ def _event(reading: _Reading, data: dict[str, Any], number: int) -> None:
             payload = replace(payload, seed=SystemRandom().getrandbits(48))
         before = reading.state
         reading.state, step = record(game, before, payload)
-        if step.actor is not None:  # in a log, each seat event is one decision
-            reading.facts.decided(step.turn, step.actor, len(game.legal_actions(before)))
-        reading.facts.recorded(before, step, reading.state)
     except LoomError as error:
         raise LogError(f"line {number}: {error}") from None
     seq = len(reading.steps) + 1
@@ -159,7 +151,7 @@ def _finish(reading: _Reading) -> NewGame:
         turns=steps[-1].turn,
         snapshots=reading.snapshots.rows,
         results=result_rows(game, state) if status == "finished" else [],
-        facts=reading.facts.done(),
+        facts=None,  # left to the projector: listing every position's legal actions is no part of checking a log
     )
 
 

@@ -1,7 +1,8 @@
-"""The projections' tables as the store writes them: results, turn facts and game facts.
+"""The projections' tables as the store writes them: results, turn facts, game facts and the projector's positions.
 
-An append that ends inside a turn has written that turn's rows so far: the next append merges its decisions into
-them (`merged`), so a game recorded action by action gets the same rows as one recorded at once.
+A game projected up to an event inside a turn has that turn's rows so far: the projector's next pass over the game
+merges its decisions into them (`merged`), so a game recorded action by action gets the same rows as one recorded at
+once.
 """
 
 from __future__ import annotations
@@ -44,8 +45,30 @@ def insert_facts(db: Connection, game_ids: Sequence[int], facts: Sequence[Facts]
     )
 
 
+def move_positions(db: Connection, game_ids: Sequence[int], seqs: Sequence[int], *, new: bool = False) -> None:
+    """Record that these games' facts now cover their events up to these seqs: the projector's pass, or `new`
+    games stored with their facts (plain inserts, which an import's staging takes)."""
+    batch = arrow_table("projected", {"game_id": list(game_ids), "seq": list(seqs)})
+    db.insert("new_projected", queries.insert_batch("projected") if new else queries.MOVE_POSITIONS, batch)
+
+
+def replace_results_of(db: Connection, game_ids: Sequence[int], rows: Sequence[StoredResult]) -> None:
+    """The results of these games, replacing their earlier ones (a rebuild's batch)."""
+    with db.written():
+        db.run(queries.DELETE_RESULTS_OF, [list(game_ids)])
+        insert_results(db, rows)
+
+
+def forget_facts(db: Connection) -> None:
+    """Empty the turn and game facts and set every game's position back to its start: a rebuild's first step."""
+    with db.written():
+        db.run(queries.DELETE_FACTS)
+        db.run(queries.FORGET_POSITIONS)
+
+
 def merged(db: Connection, game_id: int, facts: Facts) -> Facts:
-    """`facts` of an append, with the decisions already stored for the turn it continues, whose rows go."""
+    """`facts` of events after a game's projected position, with the decisions already stored for the turn they
+    continue, whose rows go."""
     if not facts.turns:
         return facts
     turn = facts.turns[0][0]
@@ -67,13 +90,6 @@ def replace_results(db: Connection, rows: Sequence[StoredResult]) -> None:
     with db.written():
         db.run(queries.DELETE_RESULTS)
         insert_results(db, rows)
-
-
-def replace_facts(db: Connection, game_ids: Sequence[int], facts: Sequence[Facts]) -> None:
-    """Rebuild the turn and game facts projections from scratch with the facts of these games."""
-    with db.written():
-        db.run(queries.DELETE_FACTS)
-        insert_facts(db, game_ids, facts)
 
 
 def by_column(names: Sequence[str], rows: Sequence[Sequence[Any]]) -> dict[str, list[Any]]:

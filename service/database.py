@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from loom.replay.projector import Following
 from loom.replay.readers import PUBLISH_EVERY, Publisher
 from loom.replay.replay import Position, position
 from loom.replay.store import GameInfo, Store
@@ -35,6 +36,8 @@ class Database:
         self._latest_lock = threading.Lock()
         # Other processes cannot open the file while this one holds it: they read the copy published beside it.
         self.publisher = Publisher.start(self.store, every=publish_every)
+        # The facts projections follow the log on a thread of their own, off the appends' hot path.
+        self.projector = Following.start(self.store)
 
     def reader(self) -> Store:
         """This thread's store, on its own cursor."""
@@ -53,6 +56,7 @@ class Database:
             try:
                 yield self.reader()
             finally:
+                self.projector.wake()  # never waits: the facts are projected on the projector's thread
                 if self.publisher is not None:
                     self.publisher.changed()  # never waits: the copy is made on the publisher's thread
 
@@ -94,6 +98,7 @@ class Database:
             if self._closed:
                 return
             self._closed = True
+            self.projector.stop()  # its batch under way is committed or rolled back, then its cursor closes
             if self.publisher is not None:
                 self.publisher.stop()  # before the connection closes: its last copy may be under way
             for store in self._cursors:
