@@ -175,13 +175,14 @@ class ReportQuery(str):
     __slots__ = ()
 
 
-# Only games the projector has brought to their last event (see PROJECTED_GAME): never a half-projected one.
+# Only games the projector has brought to their last event (see PROJECTED_AT): never a half-projected one.
 CHOOSE_GAMES = """
 CREATE OR REPLACE TEMP TABLE chosen AS
 SELECT g.id, g.players, g.turns, g.last_seq AS events, g.source, g.created_at,
        (SELECT count(*) FROM results r WHERE r.game_id = g.id AND r.winner) = 1 AS single_winner
-FROM games g LEFT JOIN projected p ON p.game_id = g.id
-WHERE g.status = 'finished' AND g.parent_id IS NULL AND g.game = $game AND g.last_seq = coalesce(p.seq, 0)
+FROM games g
+WHERE g.status = 'finished' AND g.parent_id IS NULL AND g.game = $game
+  AND g.last_seq = coalesce((SELECT p.seq FROM projected p WHERE p.game_id = g.id), 0)
   AND ($since::TIMESTAMPTZ IS NULL OR g.created_at >= $since::TIMESTAMPTZ)
   AND ($bot::VARCHAR IS NULL OR g.id IN (SELECT game_id FROM seats WHERE bot = $bot::VARCHAR))
 """
@@ -306,20 +307,19 @@ SELECT {select_list("key_moments", without=("game_id",))} FROM key_moments WHERE
 
 # --- The projector (replay/projector.py): each game's position in its events, kept in the table `projected` --------
 # A game without a row is at its start: its fork for a branch (whose facts cover its own events only), else 0.
-PROJECTED_AT = "coalesce(p.seq, g.fork_seq, 0)"
+# A subquery, not a LEFT JOIN: DuckDB 2.0.1 drops the WHERE and LIMIT of a query left-joined to an empty table.
+PROJECTED_AT = "coalesce((SELECT p.seq FROM projected p WHERE p.game_id = g.id), g.fork_seq, 0)"
 BEHIND = f"""
 SELECT {", ".join(f"g.{name}" for name in GAME_COLUMNS.split(", "))}, {PROJECTED_AT} AS projected
-FROM games g LEFT JOIN projected p ON p.game_id = g.id
-WHERE g.last_seq > {PROJECTED_AT} AND g.id > ? ORDER BY g.id LIMIT ?
+FROM games g WHERE g.last_seq > {PROJECTED_AT} AND g.id > ? ORDER BY g.id LIMIT ?
 """
 # Games a report would choose (finished root games, of a kind or any) that the projector has not brought to their end.
 REPORT_BEHIND = f"""
-SELECT count(*) FROM games g LEFT JOIN projected p ON p.game_id = g.id
+SELECT count(*) FROM games g
 WHERE g.last_seq > {PROJECTED_AT} AND g.status = 'finished' AND g.parent_id IS NULL AND (? IS NULL OR g.game = ?)
 """
 COUNT_BEHIND = f"""
-SELECT count(*) FROM games g LEFT JOIN projected p ON p.game_id = g.id WHERE g.last_seq > {PROJECTED_AT}
-"""
+SELECT count(*) FROM games g WHERE g.last_seq > {PROJECTED_AT}"""
 # Root games from their first event: the events of many at once, in one scan of an id range.
 EVENTS_OF_GAMES = f"""
 SELECT game_id, {EVENT_COLUMNS} FROM events
