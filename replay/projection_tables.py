@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from itertools import repeat
+from operator import itemgetter
 from typing import Any
 
 from loom.replay import queries
@@ -31,18 +33,20 @@ def results_of(game_ids: Sequence[int], results: Sequence[Sequence[ResultInfo]])
 
 def insert_facts(db: Connection, game_ids: Sequence[int], facts: Sequence[Facts]) -> None:
     """Add the turn and game facts of these games."""
-    turns = [(i, *row) for i, f in zip(game_ids, facts) for row in f.turns]
-    notable = [(i, *row) for i, f in zip(game_ids, facts) for row in f.notable]
-    db.insert(
-        "new_turn_facts",
-        queries.insert_batch("turn_facts"),
-        arrow_table("turn_facts", by_column(("game_id", *TURN_FACT_FIELDS), turns)),
-    )
-    db.insert(
-        "new_game_facts",
-        queries.insert_batch("game_facts"),
-        arrow_table("game_facts", by_column(("game_id", *GAME_FACT_FIELDS), notable)),
-    )
+    # Straight to columns: a simulation's batch has as many turn facts as events, and a tuple per row with its game
+    # id, transposed afterwards, cost more than the insert itself.
+    for table, fields, rows_of in (
+        ("turn_facts", TURN_FACT_FIELDS, lambda f: f.turns),
+        ("game_facts", GAME_FACT_FIELDS, lambda f: f.notable),
+    ):
+        ids: list[int] = []
+        rows: list[Sequence[Any]] = []
+        for game_id, found in zip(game_ids, facts):
+            own = rows_of(found)
+            ids += repeat(game_id, len(own))
+            rows += own
+        columns = {"game_id": ids} | by_column(fields, rows)
+        db.insert(f"new_{table}", queries.insert_batch(table), arrow_table(table, columns))
 
 
 def move_positions(db: Connection, game_ids: Sequence[int], seqs: Sequence[int], *, new: bool = False) -> None:
@@ -94,5 +98,5 @@ def replace_results(db: Connection, rows: Sequence[StoredResult]) -> None:
 
 def by_column(names: Sequence[str], rows: Sequence[Sequence[Any]]) -> dict[str, list[Any]]:
     """Rows (tuples in the order of `names`) as lists by column name, what an Arrow table is made of."""
-    columns = [list(column) for column in zip(*rows)] if rows else [[] for _ in names]
-    return dict(zip(names, columns))
+    # A column at a time by itemgetter: several times faster than transposing with zip(*rows) for large batches.
+    return {name: list(map(itemgetter(k), rows)) for k, name in enumerate(names)}
