@@ -13,7 +13,7 @@ directly (a wrapper around it), and the row building of (b) is split into its pa
     .venv/bin/python bench/simulate.py                # 10,000 games, a few minutes
     .venv/bin/python bench/simulate.py --quick        # 300 games
     .venv/bin/python bench/simulate.py --profile      # also cProfile `simulate` on --profile-games games
-    .venv/bin/python bench/simulate.py --facts projector  # (c) stores no facts: the projector catches up after
+    .venv/bin/python bench/simulate.py --facts play   # (b) and (c) take the facts as they play, as (c) stores
 
 Afterwards the projector runs on the recorded file: its catch-up (the facts (c) left to it, if any), then a
 rebuild from position 0, whose rate is the projector's games/s.
@@ -55,8 +55,9 @@ def main() -> None:
     p.add_argument(
         "--facts",
         choices=("play", "projector"),
-        default="play",
-        help="who takes the facts of (c): the simulation as it plays (default), or the projector afterwards",
+        default="projector",
+        help="who takes the facts: the projector after the run (default, as `logs simulate`), or (b) and (c) as "
+        "they play",
     )
     args = p.parse_args()
     if args.games is None:
@@ -134,7 +135,7 @@ def main() -> None:
                 elif mode == "rows":
                     count = 0
                     with t_rows:
-                        for batch in simulated(game, n, bots, chunk_seed):
+                        for batch in simulated(game, n, bots, chunk_seed, facts=args.facts == "play"):
                             count += sum(len(new.events) for new in batch)
                     events["rows"] += count
                 else:

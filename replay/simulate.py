@@ -111,7 +111,7 @@ def _play_chunk(work: tuple[str, int, int, Sequence[str], int, bool]) -> list[Ne
 
 
 def simulated(
-    game: Game, games: int, bots: Sequence[str], seed: int, workers: int = 1, *, facts: bool = True
+    game: Game, games: int, bots: Sequence[str], seed: int, workers: int = 1, *, facts: bool = False
 ) -> Generator[list[NewGame], None, None]:
     """`games` games in batches, each game reproducible from (seed, its index) whatever the number of workers."""
     work = [(game.name, seed, first, bots, min(BATCH, games - first), facts) for first in range(0, games, BATCH)]
@@ -131,13 +131,15 @@ def simulate(
     progress: Callable[[int], None] = lambda done: None,
     workers: int = 1,
     *,
-    facts: bool = True,
+    facts: bool = False,
 ) -> list[int]:
     """Play and record `games` games in batches, on `workers` processes; the new ids.
 
-    The facts are taken by the workers as they play and stored with their games, projected to their last event
-    (bench/simulate.py: cheaper than leaving them to the projector, which must list every position's legal actions
-    again); without `facts`, they are left to the projector."""
+    The facts are left to the projector (the next `logs dashboard` catches up), off the recording's hot path: taken
+    as the games are played they cost a fifth of the play itself (a score per seat every turn), which alone would
+    put recording over its budget of +25% over play (bench/simulate.py, bench/profiles/projector.md). With `facts`,
+    the workers take them as they play and they are stored with their games, projected to their last event: less
+    work in all (the projector lists every position's legal actions again), but on the hot path."""
     ids: list[int] = []
     # closing: an interrupt while a batch is stored ends the workers now, not whenever the generator is collected
     with closing(simulated(game, games, bots, seed, workers, facts=facts)) as batches:

@@ -26,7 +26,7 @@ def rows(store: Store, sql: str) -> list[tuple[object, ...]]:
 
 @pytest.mark.parametrize("name", list(PACKAGES))
 def test_facts_kept_while_simulating_equal_those_rebuilt_from_events(store: Store, name: str) -> None:
-    simulate(store, get_game(name), 3, ["greedy", "random", "random"], seed=5)
+    simulate(store, get_game(name), 3, ["greedy", "random", "random"], seed=5, facts=True)
     kept = rows(store, TURN_FACTS), rows(store, GAME_FACTS)
     assert kept[0]
     rebuild(store)
@@ -35,6 +35,7 @@ def test_facts_kept_while_simulating_equal_those_rebuilt_from_events(store: Stor
 
 def test_a_turn_has_a_row_per_seat_with_the_score_at_its_end(store: Store) -> None:
     (game_id,) = simulate(store, get_game("motto"), 1, ["greedy", "random"], seed=2)
+    project(store)
     info = store.game(game_id)
     facts = rows(store, "SELECT turn, seat, score FROM turn_facts ORDER BY turn, seat")
     assert [(t, s) for t, s, _ in facts] == [(t, s) for t in range(1, info.turns + 1) for s in range(2)]

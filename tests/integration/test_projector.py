@@ -47,7 +47,7 @@ def reported(store: Store, game: str) -> int:
 @pytest.mark.parametrize("name", list(PACKAGES))
 def test_the_projector_from_position_0_gives_the_facts_recorded_while_simulating(tmp_path: Path, name: str) -> None:
     with Store.open(tmp_path / "played.duckdb") as played:
-        simulate(played, get_game(name), 4, ["greedy", "random", "random"], seed=6)
+        simulate(played, get_game(name), 4, ["greedy", "random", "random"], seed=6, facts=True)
         recorded = facts(played)
         with imported_copy(played, tmp_path / "imported.duckdb") as copy:
             assert facts(copy) == ([], []) and copy.games_behind() == 4
@@ -56,17 +56,23 @@ def test_the_projector_from_position_0_gives_the_facts_recorded_while_simulating
             assert rows(copy, POSITIONS) == [(i.id, i.last_seq) for i in reversed(copy.games())]
 
 
-def test_a_simulated_game_is_stored_projected_to_its_last_event(store: Store) -> None:
-    ids = simulate(store, get_game("motto"), 3, ["random", "random"], seed=1)
+def test_a_game_simulated_with_its_facts_is_stored_projected_to_its_last_event(store: Store) -> None:
+    ids = simulate(store, get_game("motto"), 3, ["random", "random"], seed=1, facts=True)
     assert rows(store, POSITIONS) == [(i, store.game(i).last_seq) for i in ids]
     assert store.games_behind() == 0 and project(store) == 0
+
+
+def test_a_simulation_leaves_the_facts_to_the_projector(store: Store) -> None:
+    simulate(store, get_game("motto"), 3, ["random", "random"], seed=1)
+    assert facts(store) == ([], []) and store.games_behind() == 3
+    assert project(store) == 3 and store.games_behind() == 0
 
 
 def test_a_crash_between_batches_leaves_each_game_at_its_old_or_new_position_and_the_next_run_completes(
     tmp_path: Path,
 ) -> None:
     with Store.open(tmp_path / "played.duckdb") as played:
-        simulate(played, get_game("moorea"), 5, ["random", "random"], seed=2)
+        simulate(played, get_game("moorea"), 5, ["random", "random"], seed=2, facts=True)
         recorded = facts(played)
         copy = imported_copy(played, tmp_path / "crashed.duckdb")
 
@@ -111,7 +117,7 @@ def test_a_reader_never_sees_a_half_projected_game(store: Store) -> None:
 def schema_3_store(path: Path) -> None:
     """A store as schema 3 left it: every game's facts written with its events, no positions table."""
     with Store.open(path) as store:
-        simulate(store, get_game("motto"), 3, ["greedy", "random"], seed=7)
+        simulate(store, get_game("motto"), 3, ["greedy", "random"], seed=7, facts=True)
     con = duckdb.connect(str(path))
     con.execute("DROP TABLE projected")
     con.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
