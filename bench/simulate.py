@@ -13,6 +13,10 @@ directly (a wrapper around it), and the row building of (b) is split into its pa
     .venv/bin/python bench/simulate.py                # 10,000 games, a few minutes
     .venv/bin/python bench/simulate.py --quick        # 300 games
     .venv/bin/python bench/simulate.py --profile      # also cProfile `simulate` on --profile-games games
+    .venv/bin/python bench/simulate.py --facts play   # (b) and (c) take the facts as they play, as (c) stores
+
+Afterwards the projector runs on the recorded file: its catch-up (the facts (c) left to it, if any), then a
+rebuild from position 0, whose rate is the projector's games/s.
 """
 
 from __future__ import annotations
@@ -30,7 +34,8 @@ from typing import Any  # noqa: E402
 
 from bench._common import BOTS, GAME, Report, Timer, output_path, parser, profile, progress, temp_dir  # noqa: E402
 from loom.engine.registry import get_game  # noqa: E402
-from loom.replay.projections import result_rows  # noqa: E402
+from loom.replay.projections import rebuild, result_rows  # noqa: E402
+from loom.replay.projector import project  # noqa: E402
 from loom.replay.recorder import event_rows, status_of  # noqa: E402
 from loom.replay.simulate import BATCH, game_seed, lineup, play_one, simulate, simulated  # noqa: E402
 from loom.replay.store import Store  # noqa: E402
@@ -46,6 +51,13 @@ def main() -> None:
     p.add_argument("--profile", action="store_true", help="also cProfile `simulate` (play + rows + DuckDB)")
     p.add_argument(
         "--profile-games", type=int, default=None, help="games of the profiled run (default 500; --quick: 50)"
+    )
+    p.add_argument(
+        "--facts",
+        choices=("play", "projector"),
+        default="projector",
+        help="who takes the facts: the projector after the run (default, as `logs simulate`), or (b) and (c) as "
+        "they play",
     )
     args = p.parse_args()
     if args.games is None:
@@ -66,6 +78,7 @@ def main() -> None:
             "store_batch": BATCH,
             "seed": args.seed,
             "quick": args.quick,
+            "facts": args.facts,
         },
     )
 
@@ -122,12 +135,12 @@ def main() -> None:
                 elif mode == "rows":
                     count = 0
                     with t_rows:
-                        for batch in simulated(game, n, bots, chunk_seed):
+                        for batch in simulated(game, n, bots, chunk_seed, facts=args.facts == "play"):
                             count += sum(len(new.events) for new in batch)
                     events["rows"] += count
                 else:
                     with t_store:
-                        simulate(store, game, n, bots, chunk_seed)
+                        simulate(store, game, n, bots, chunk_seed, facts=args.facts == "play")
             games_done += n
             chunks.append(
                 (
@@ -151,6 +164,12 @@ def main() -> None:
             stored_games = check.count("games")
         finally:
             check.close()
+        t_project, t_rebuild = Timer(), Timer()
+        with Store.open(db) as again:
+            with t_project:
+                projected = project(again)
+            with t_rebuild:
+                rebuild(again)
 
     if not events["play"] == events["rows"] == events["store"] or stored_games != args.games:
         raise SystemExit(f"the three pipelines did not play the same games: {events}, {stored_games} stored")
@@ -210,6 +229,12 @@ def main() -> None:
         "database file", db_bytes, "bytes", f"{db_bytes / ev:.1f} bytes/event; WAL left: {wal_bytes}", key="db_bytes"
     )
 
+    report.section("projector (after the run, on the recorded file)")
+    report.add("catch-up", t_project.seconds, "s", f"{projected:,} games left to it by (c)", key="project_s")
+    report.add("rebuild from position 0", t_rebuild.seconds, "s", "facts and results of every game", key="rebuild_s")
+    report.add("  rate", g / t_rebuild.seconds, "games/s", key="projector_games_per_s")
+    report.add("  rate", ev / t_rebuild.seconds, "events/s", key="projector_events_per_s")
+
     report.section("overheads")
     rows_pct = 100 * (b - a) / a
     duck_pct = 100 * (c - b) / b
@@ -236,6 +261,13 @@ def main() -> None:
         "%",
         f"target < {TARGET_OVERHEAD:g}%: {'met' if total_pct < TARGET_OVERHEAD else 'MISSED'}",
         key="storage_overhead_pct",
+    )
+    report.add(
+        "storage + projector catch-up over play only",
+        100 * (c + t_project.seconds - a) / a,
+        "%",
+        "what recording costs when facts are left to the projector",
+        key="storage_and_projector_overhead_pct",
     )
     parts = t_event_rows.seconds + t_result_rows.seconds + t_insert.seconds + t_close.seconds
     report.add(

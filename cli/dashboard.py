@@ -11,7 +11,10 @@ import typer
 from rich.markup import escape
 
 from loom.cli.app import app
-from loom.cli.common import Db, fails_cleanly, open_store, out, write_page
+from loom.cli.common import Db, err, fails_cleanly, open_store, out, write_page
+from loom.cli.logfiles import projecting
+from loom.replay.projector import project
+from loom.replay.store import Store, StoreError, default_db
 
 
 @app.command("dashboard")
@@ -33,7 +36,32 @@ def dashboard_command(
     """Seat advantage, scores, the lead, balance and each game's own figures, for the chosen finished games."""
     from loom.dashboards.report import report_html  # plotly and pandas load only for the commands that draw
 
+    catch_up(db)
     with open_store(db, read_only=True, threads=os.cpu_count()) as store:
         html = report_html(store, game, since.astimezone() if since else None, bot)
+        behind = store.report_behind(game)
     write_page(output, html)
+    if behind:
+        err.print(
+            f"{behind} finished game{'s are' if behind != 1 else ' is'} not projected yet (the server's projector is "
+            "behind) and left out of the dashboard; run it again in a moment",
+            markup=False,
+        )
     out.print(f"wrote the dashboard to {escape(str(output))} ({len(html) / 1e6:.1f} MB); open it in a browser")
+
+
+def catch_up(db: Path | None) -> None:
+    """Let the projector bring every game's facts up to its last event, when the file can be written: a file a
+    server holds (its projector keeps up) or one that does not exist is left to the read that follows."""
+    path = Path(db or default_db())
+    if not path.exists():
+        return
+    try:
+        store = Store.open(path)
+    except StoreError:
+        return  # locked by a running server, or not writable: the report reads what is projected
+    with store:
+        behind = store.games_behind()
+        if behind:
+            with projecting(behind, "projecting") as progress:
+                project(store, progress)

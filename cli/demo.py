@@ -58,10 +58,12 @@ def demo_command(
     tree_command(game_id, db=db, as_json=False)
 
     out.print(Rule(f"5. Draw the dashboard (logs dashboard) and a replay page (logs replay {game_id} --html)"))
+    from loom.cli.dashboard import catch_up
     from loom.dashboards.report import report_html  # plotly and pandas load only to draw
     from loom.dashboards.viewer import replay_html
 
     dashboard, replay_page = pages / "dashboard.html", pages / f"replay-{game_id}.html"
+    catch_up(db)  # as `logs dashboard` does: the projector brings the games' facts up to date
     with open_store(db, read_only=True) as store:
         write_page(dashboard, report_html(store, rules.name))
         write_page(replay_page, replay_html(store, game_id))

@@ -1,7 +1,8 @@
 """`logs dashboard`: one HTML report over a chosen set of recorded games, a section per game.
 
-The report reads only projections (results, turn facts, game facts), which are kept as games are recorded, so its
-cost grows with the number of games but never replays one.
+The report reads only projections (results, turn facts, game facts), which the projector keeps (replay/projector.py),
+so its cost grows with the number of games but never replays one; a game the projector has not brought to its last
+event is left out (`logs dashboard` lets it catch up first, or says how many are behind).
 """
 
 from __future__ import annotations

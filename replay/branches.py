@@ -11,7 +11,6 @@ from loom.engine.play import Step, act, chance_rng, play_out
 from loom.engine.protocol import Game
 from loom.engine.registry import get_bot
 from loom.events.base import IllegalAction
-from loom.replay.facts import Facts, FactTaker
 from loom.replay.game_json import game_json
 from loom.replay.projections import result_rows
 from loom.replay.recorder import event_rows, snapshot_rows, status_of
@@ -21,27 +20,26 @@ from loom.replay.store import GameInfo, NewGame, Seat, Store
 
 def advance(
     game: Game, state: Any, seed: int, after_seq: int, actions: Sequence[Any], bot: str | None
-) -> tuple[Any, list[Step], Facts]:
-    """Play `actions` (JSON) from `state`, then, with a bot, the rest of the game; chance comes from the seed."""
+) -> tuple[Any, list[Step]]:
+    """Play `actions` (JSON) from `state`, then, with a bot, the rest of the game; chance comes from the seed.
+
+    The facts of the new events are left to the projector (replay/projector.py), as for every append."""
     rng = chance_rng(seed, after_seq)
     steps: list[Step] = []
-    facts = FactTaker(game, after_seq)
     for number, data in enumerate(actions, start=1):
         try:
             action = game.parse_action(data)
-            seat, turn, choices = game.to_move(state), game.next_turn(state, False), len(game.legal_actions(state))
-            state, more = act(game, state, action, rng, facts)
+            state, more = act(game, state, action, rng)
         except IllegalAction as error:
             raise IllegalAction(f"action {number} ({data}): {error}") from None
-        facts.decided(turn, seat, choices)  # type: ignore[arg-type]  # act refused any position without a seat
         steps += more
     if bot is not None:
         seats = range(len(game.scores(state)))
         agents = {seat: get_bot(game, bot) for seat in seats}
         bot_rngs = {seat: Random(f"loom/bot/{seed}/{after_seq}/{seat}") for seat in seats}
-        state, more = play_out(game, state, agents, rng, bot_rngs, watcher=facts)
+        state, more = play_out(game, state, agents, rng, bot_rngs)
         steps += more
-    return state, steps, facts.done()
+    return state, steps
 
 
 def branch(store: Store, game_id: int, turn: int, actions: Sequence[Any], bot: str | None) -> int:
@@ -50,7 +48,7 @@ def branch(store: Store, game_id: int, turn: int, actions: Sequence[Any], bot: s
     game, info = start.game, store.game(game_id)  # with its seats: the position's row has none
     if bot is not None:
         get_bot(game, bot)
-    state, steps, facts = advance(game, start.state, info.seed, start.seq, actions, bot)
+    state, steps = advance(game, start.state, info.seed, start.seq, actions, bot)
     new = NewGame(
         game=game.name,
         seats=[Seat(seat.name, seat.bot if bot is None else bot) for seat in info.seats],  # the parent's players
@@ -64,7 +62,6 @@ def branch(store: Store, game_id: int, turn: int, actions: Sequence[Any], bot: s
         fork_seq=start.seq,
         snapshots=snapshot_rows(game, start.state, steps, start.seq),
         results=result_rows(game, state) if status_of(game, state) == "finished" else [],
-        facts=facts,
     )
     return store.add_games([new])[0]
 
@@ -73,7 +70,7 @@ def continue_game(store: Store, game_id: int, actions: Sequence[Any], bot: str |
     """Play on an open game: the actions, then the bot to the end if given. The new last seq."""
     end: Position = position(store, game_id)
     game, info = end.game, end.info
-    state, steps, facts = advance(game, end.state, info.seed, end.seq, actions, bot)
+    state, steps = advance(game, end.state, info.seed, end.seq, actions, bot)
     if not steps:
         return end.seq
     status = status_of(game, state)
@@ -85,7 +82,6 @@ def continue_game(store: Store, game_id: int, actions: Sequence[Any], bot: str |
         status=status,
         snapshots=snapshot_rows(game, end.state, steps, end.seq),
         results=result_rows(game, state) if status == "finished" else [],
-        facts=facts,
     )
 
 

@@ -1,9 +1,10 @@
-"""The per-turn and per-game facts projections, gathered event by event as games are played, imported or appended.
+"""The per-turn and per-game facts projections, gathered event by event by the projector (replay/projector.py), or
+by a simulation as it plays.
 
 `turn_facts` has a row per seat for every turn: its score once the turn's events are in, and the decisions it made
 with the legal actions it had (the branching factor). `game_facts` holds what each game's `facts` finds notable.
 A batch of events that ends inside a turn writes that turn's rows so far; the next batch adds to them (see
-`replay/projection_tables.py`), so a game recorded action by action gets the same rows as one recorded at once.
+`replay/projection_tables.py`), so a game projected action by action gets the same rows as one projected at once.
 """
 
 from __future__ import annotations
@@ -76,11 +77,19 @@ class FactTaker:
 def facts_of(game: Game, state: Any, steps: Iterable[Step], after_seq: int, *, count_choices: bool) -> Facts:
     """The facts of `steps` played from `state`; with `count_choices`, each seat event is a decision among the
     legal actions of the state before it (for logs, where the choices were not seen being made)."""
+    return facts_and_state(game, state, steps, after_seq, count_choices=count_choices)[0]
+
+
+def facts_and_state(
+    game: Game, state: Any, steps: Iterable[Step], after_seq: int, *, count_choices: bool
+) -> tuple[Facts, Any]:
+    """The facts of `steps` played from `state` (see `facts_of`) and the state after them."""
     taker = FactTaker(game, after_seq)
+    apply, legal_actions = game.apply, game.legal_actions
     for step in steps:
         if count_choices and step.actor is not None:
-            taker.decided(step.turn, step.actor, len(game.legal_actions(state)))
-        after = game.apply(state, step.payload)
+            taker.decided(step.turn, step.actor, len(legal_actions(state)))
+        after = apply(state, step.payload)
         taker.recorded(state, step, after)
         state = after
-    return taker.done()
+    return taker.done(), state

@@ -2,7 +2,7 @@
 appends at an expected sequence number, and the secret the service derives its access tokens from.
 
 Rows are built with `replay.recorder` and written only through `Store.add_games` and `Store.append`, like the
-command line's writes, so every projection the store keeps is kept here too.
+command line's writes; the facts projections follow from the projector (replay/projector.py), off the hot path.
 """
 
 from __future__ import annotations
@@ -21,8 +21,7 @@ from loom.events.registry import payload_class
 from loom.replay import queries
 from loom.replay.columns import arrow_table
 from loom.replay.connection import Connection
-from loom.replay.facts import Facts, facts_of
-from loom.replay.projection_tables import insert_facts, insert_results, results_of
+from loom.replay.projection_tables import insert_results, results_of
 from loom.replay.projections import result_rows
 from loom.replay.recorder import event_rows, snapshot_rows, status_of
 from loom.replay.store import ConcurrencyError, GameInfo, NewGame, Seat, Store
@@ -76,7 +75,6 @@ def _new_game(game: Game, seats: Sequence[Seat], steps: list[Step], state: Any) 
         turns=steps[-1].turn,
         snapshots=snapshot_rows(game, game.blank(), steps, 0),
         results=result_rows(game, state) if status == "finished" else [],
-        facts=facts_of(game, game.blank(), steps, 0, count_choices=True),
     )
 
 
@@ -151,7 +149,6 @@ def append_played(store: Store, game_id: int, game: Game, before: Any, played: P
         status=status,
         snapshots=snapshot_rows(game, before, played.steps, expected_seq),
         results=result_rows(game, played.state) if status == "finished" else [],
-        facts=facts_of(game, before, played.steps, expected_seq, count_choices=True),
     )
 
 
@@ -221,34 +218,6 @@ def _append_round(db: Connection, appends: Sequence[Append]) -> None:
         db.insert("new_snapshots", queries.insert_batch("snapshots"), arrow_table("snapshots", snapshots))
     finished = [(a.info.id, result_rows(a.game, a.played.state)) for a, s in zip(appends, statuses) if s == "finished"]
     insert_results(db, results_of([i for i, _ in finished], [r for _, r in finished]))
-    # The facts, as every append keeps them (until a projector follows the log and keeps them off this path).
-    facts = [facts_of(a.game, a.before, a.played.steps, a.info.last_seq, count_choices=True) for a in appends]
-    insert_facts(db, ids, _merged(db, ids, facts))
-
-
-def _merged(db: Connection, ids: list[int], facts: list[Facts]) -> list[Facts]:
-    """Each game's facts with the decisions already stored for the turn they continue, whose rows go: the group's
-    `projection_tables.merged`, in one statement."""
-    continued = [(i, f.turns[0][0]) for i, f in zip(ids, facts) if f.turns]
-    before: dict[tuple[int, int], tuple[int, int]] = {}
-    if continued:
-        taken = db.run(queries.TAKE_TURN_FACTS_OF_GAMES, [[i for i, _ in continued], [t for _, t in continued]])
-        before = {(game_id, seat): (d, c) for game_id, seat, d, c in taken}
-    if not before:
-        return facts
-    first = dict(continued)
-    return [
-        replace(
-            f,
-            turns=[
-                (t, seat, score, leads, decisions + before[i, seat][0], choices + before[i, seat][1])
-                if t == first.get(i) and (i, seat) in before
-                else (t, seat, score, leads, decisions, choices)
-                for t, seat, score, leads, decisions, choices in f.turns
-            ],
-        )
-        for i, f in zip(ids, facts)
-    ]
 
 
 def service_secret(store: Store) -> bytes:

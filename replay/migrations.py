@@ -10,10 +10,12 @@ import duckdb
 from loom.replay import queries
 from loom.replay.connection import Connection, StoreError, friendly
 
-SCHEMA_VERSION = 3
-READABLE = ("2", str(SCHEMA_VERSION))
-"""Versions a read-only store opens as they are: schema 3 differs from 2 only by the events' key index, which no read
-needs, so a reader never has to migrate (nor wait for the writer that would)."""
+SCHEMA_VERSION = 4
+READABLE = ("2", "3", str(SCHEMA_VERSION))
+"""Versions a read-only store opens as they are, so a reader never has to migrate (nor wait for the writer that
+would): schema 3 differs from 2 only by the events' key index, which no read needs; schema 4 adds the projector's
+positions, which a reader of an older file takes from the games themselves (every write of schemas 2 and 3 kept its
+game's facts in its own transaction)."""
 
 
 def ensure_schema(db: Connection, read_only: bool) -> None:
@@ -35,10 +37,12 @@ def ensure_schema(db: Connection, read_only: bool) -> None:
     if not rows:
         raise foreign  # Loom writes its schema version in the transaction that creates its tables
     version = rows[0][0]
-    if version in ("1", "2") and not read_only:
+    if version in ("1", "2", "3") and not read_only:
         _upgrade(db, version)
     elif version not in READABLE:
         raise StoreError(f"{db.path} has schema version {version}; this Loom reads {SCHEMA_VERSION}")
+    elif version != str(SCHEMA_VERSION):
+        db.all(queries.POSITIONS_OF_OLD_STORE)  # a temporary view: a read-only file is never written
     if not read_only and db.one(queries.SEATLESS_GAMES)[0]:
         repair_branch_seats(db)
     if not read_only and db.all(queries.STAGING_TABLES):
@@ -58,18 +62,21 @@ def _create(db: Connection) -> None:
 
 
 def _upgrade(db: Connection, version: str) -> None:
-    """Bring a store of schema 1 or 2 to SCHEMA_VERSION in one transaction: all of it or none.
+    """Bring a store of schema 1, 2 or 3 to SCHEMA_VERSION in one transaction: all of it or none.
 
-    Schema 2 added the per-turn and analysis projections (`logs rebuild` fills them for games already stored);
-    schema 3 keeps the events without their key index, rewritten in (game_id, seq) order."""
+    Schema 2 added the per-turn and analysis projections; schema 3 keeps the events without their key index,
+    rewritten in (game_id, seq) order; schema 4 adds the projector's positions (replay/projector.py). A game that
+    has facts already (schemas 2 and 3 kept them in the transaction of each write) is projected to its last event,
+    so nothing is projected twice; the others (a schema-1 store's) are left at their start for the projector."""
     from loom.replay.schema import create_tables
 
     with db.written():
-        if version == "1":
-            present = {name for (name,) in db.run(queries.TABLE_NAMES)}
-            for statement in create_tables(leave_out=present):
-                db.run(statement)
-        _drop_event_key(db)
+        present = {name for (name,) in db.run(queries.TABLE_NAMES)}
+        for statement in create_tables(leave_out=present):
+            db.run(statement)  # the tables a store of this version lacks: every new one of 2 (from 1) and 4
+        if version in ("1", "2"):
+            _drop_event_key(db)
+        db.run(queries.POSITIONS_OF_PROJECTED_GAMES)
         db.run(queries.SET_SCHEMA_VERSION, [str(SCHEMA_VERSION)])
 
 

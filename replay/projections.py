@@ -1,16 +1,13 @@
-"""Projections: tables derived from events, kept as games are recorded and rebuilt from events at any time."""
+"""Projections: tables derived from events, kept by the projector (replay/projector.py) and rebuilt at any time."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
-from loom.engine.play import Step
 from loom.engine.protocol import Game
-from loom.engine.registry import get_game
-from loom.replay.facts import facts_of
-from loom.replay.replay import fold
-from loom.replay.store import ResultInfo, Store, StoredResult
+from loom.replay.store import ResultInfo, Store
 
 
 def result_rows(game: Game, state: Any) -> list[ResultInfo]:
@@ -25,25 +22,11 @@ def result_rows(game: Game, state: Any) -> list[ResultInfo]:
     return rows
 
 
-def rebuild(store: Store) -> int:
+def rebuild(store: Store, progress: Callable[[int], None] = lambda done: None) -> int:
     """Recompute the results, turn facts and game facts of every game from its events; the number of games.
 
-    A branch's facts cover only its own events, as they do when it is recorded."""
-    results: list[StoredResult] = []
-    ids, facts = [], []
-    for game_id, name, fork_seq in store.all_games():
-        game = get_game(name)
-        events = store.load(game_id)
-        shared = [e for e in events if e.seq <= (fork_seq or 0)]
-        own = [Step(e.turn, e.actor, e.payload) for e in events if e.seq > (fork_seq or 0)]
-        start = fold(game, shared)
-        found = facts_of(game, start, own, fork_seq or 0, count_choices=True)
-        state = fold(game, events[len(shared) :], start)
-        if game.to_move(state) is None:
-            results += [StoredResult(game_id, *row) for row in result_rows(game, state)]
-        ids.append(game_id)
-        facts.append(found)
-    with store.transaction():
-        store.replace_results(results)
-        store.replace_facts(ids, facts)
-    return len(ids)
+    The projector from position 0 (replay/projector.py), `progress` told the games of each batch. A branch's facts
+    cover only its own events, as they do when it is recorded."""
+    from loom.replay.projector import rebuild as from_the_start  # the projector replays games: it imports this module
+
+    return from_the_start(store, progress)

@@ -60,7 +60,7 @@ def insert_batch(table: str) -> str:
 # An import's staging tables (replay/writing.py): a file's games are committed there batch by batch, then moved into
 # the real tables in one transaction, so DuckDB never holds a whole file's open transaction in memory. Each is made
 # from its real table, so it has the same columns; no view reads them.
-STAGED = ("games", "seats", "events", "snapshots", "results", "turn_facts", "game_facts")
+STAGED = ("games", "seats", "events", "snapshots", "results", "turn_facts", "game_facts", "projected")
 STAGING_TABLES = "SELECT table_name FROM duckdb_tables() WHERE starts_with(table_name, 'staging_')"
 
 
@@ -96,13 +96,6 @@ def _staged(table: str) -> str:
 DELETE_RESULTS = "DELETE FROM results"
 TURN_DECISIONS = "SELECT seat, decisions, choices FROM turn_facts WHERE game_id = ? AND turn = ?"
 DELETE_TURN_FACTS = "DELETE FROM turn_facts WHERE game_id = ? AND turn = ?"
-# The same for a group of appends (replay/live.py), from lists of games and the turn each one's append continues:
-# the deleted rows come back, to be merged with the append's.
-TAKE_TURN_FACTS_OF_GAMES = """
-DELETE FROM turn_facts USING (SELECT unnest(?::BIGINT[]) AS game_id, unnest(?::BIGINT[]) AS turn) t
-WHERE turn_facts.game_id = t.game_id AND turn_facts.turn = t.turn
-RETURNING turn_facts.game_id, turn_facts.seat, turn_facts.decisions, turn_facts.choices
-"""
 DELETE_FACTS = "DELETE FROM turn_facts; DELETE FROM game_facts"
 
 # The service's listing of games (replay/live.py), with the seats of many games at once.
@@ -209,12 +202,14 @@ class ReportQuery(str):
     __slots__ = ()
 
 
+# Only games the projector has brought to their last event (see PROJECTED_AT): never a half-projected one.
 CHOOSE_GAMES = """
 CREATE OR REPLACE TEMP TABLE chosen AS
 SELECT g.id, g.players, g.turns, g.last_seq AS events, g.source, g.created_at,
        (SELECT count(*) FROM results r WHERE r.game_id = g.id AND r.winner) = 1 AS single_winner
 FROM games g
 WHERE g.status = 'finished' AND g.parent_id IS NULL AND g.game = $game
+  AND g.last_seq = coalesce((SELECT p.seq FROM projected p WHERE p.game_id = g.id), 0)
   AND ($since::TIMESTAMPTZ IS NULL OR g.created_at >= $since::TIMESTAMPTZ)
   AND ($bot::VARCHAR IS NULL OR g.id IN (SELECT game_id FROM seats WHERE bot = $bot::VARCHAR))
 """
@@ -459,3 +454,40 @@ def lake_max_id(files: str) -> str:
 
 
 CHOOSE_EVERY_GAME = "CREATE OR REPLACE TEMP TABLE export_chosen AS SELECT id FROM games"
+
+
+# --- The projector (replay/projector.py): each game's position in its events, kept in the table `projected` --------
+# A game without a row is at its start: its fork for a branch (whose facts cover its own events only), else 0.
+# A subquery, not a LEFT JOIN: DuckDB 2.0.1 drops the WHERE and LIMIT of a query left-joined to an empty table.
+PROJECTED_AT = "coalesce((SELECT p.seq FROM projected p WHERE p.game_id = g.id), g.fork_seq, 0)"
+BEHIND = f"""
+SELECT {", ".join(f"g.{name}" for name in GAME_COLUMNS.split(", "))}, {PROJECTED_AT} AS projected
+FROM games g WHERE g.last_seq > {PROJECTED_AT} AND g.id > ? ORDER BY g.id LIMIT ?
+"""
+# Games a report would choose (finished root games, of a kind or any) that the projector has not brought to their end.
+REPORT_BEHIND = f"""
+SELECT count(*) FROM games g
+WHERE g.last_seq > {PROJECTED_AT} AND g.status = 'finished' AND g.parent_id IS NULL AND (? IS NULL OR g.game = ?)
+"""
+COUNT_BEHIND = f"""
+SELECT count(*) FROM games g WHERE g.last_seq > {PROJECTED_AT}"""
+# Root games from their first event: the events of many at once, in one scan of an id range.
+EVENTS_OF_GAMES = f"""
+SELECT game_id, {EVENT_COLUMNS} FROM events
+WHERE game_id BETWEEN ? AND ? AND list_contains(?, game_id) ORDER BY game_id, seq
+"""
+MOVE_POSITIONS = """
+INSERT INTO projected BY NAME SELECT * FROM new_projected ON CONFLICT (game_id) DO UPDATE SET seq = excluded.seq
+"""
+DELETE_RESULTS_OF = "DELETE FROM results WHERE list_contains(?, game_id)"
+FORGET_POSITIONS = "DELETE FROM projected"
+# Schema 3 to 4: a game with facts was projected in the transaction that wrote its events (schemas 2 and 3).
+POSITIONS_OF_PROJECTED_GAMES = """
+INSERT INTO projected
+SELECT g.id, g.last_seq FROM games g
+WHERE (EXISTS (SELECT 1 FROM turn_facts f WHERE f.game_id = g.id)
+       OR EXISTS (SELECT 1 FROM game_facts f WHERE f.game_id = g.id))
+  AND NOT EXISTS (SELECT 1 FROM projected p WHERE p.game_id = g.id)
+"""
+# A read-only store of schema 2 or 3 (never written here): every game is projected, as every write kept its facts.
+POSITIONS_OF_OLD_STORE = "CREATE OR REPLACE TEMP VIEW projected AS SELECT id AS game_id, last_seq AS seq FROM games"

@@ -126,7 +126,8 @@ class EventColumns:
 
 @dataclass(slots=True)
 class NewGame:
-    """A game to store: its row, seats, events (as stored rows) and projections; facts None are the projector's."""
+    """A game to store: its row, seats, events (as stored rows) and projections; `facts` None leaves its facts to
+    the projector (replay/projector.py)."""
 
     game: str
     seats: Sequence[Seat]
@@ -140,4 +141,4 @@ class NewGame:
     fork_seq: int | None = None
     snapshots: list[Snapshot] = field(default_factory=list)
     results: list[ResultInfo] = field(default_factory=list)
-    facts: Facts | None = field(default_factory=Facts)
+    facts: Facts | None = None

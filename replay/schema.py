@@ -109,6 +109,18 @@ class GameFactRow(SQLModel, table=True):
     value: int = Field(default=1, description="a number that goes with the fact (an order, a count, points)")
 
 
+class ProjectedRow(SQLModel, table=True):
+    """The projector's position in each game's events: its facts (turn_facts, game_facts) cover the events up to seq.
+
+    A table of its own, not a column of `games`: appends update games rows while the projector moves its positions,
+    and DuckDB would refuse one of two transactions updating the same row. A game without a row is at its start
+    (its fork, for a branch): nothing of it is projected yet."""
+
+    __tablename__ = "projected"
+    game_id: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False})
+    seq: int = Field(description="the last event whose facts are in the projections")
+
+
 class WinChanceRow(SQLModel, table=True):
     """Projection: a seat's estimated chance to win from the position after event seq (`logs analyse`)."""
 
@@ -147,7 +159,8 @@ class MetaRow(SQLModel, table=True):
 
 
 TABLES = (
-    GameRow, SeatRow, EventRow, SnapshotRow, ResultRow, TurnFactRow, GameFactRow, WinChanceRow, KeyMomentRow, MetaRow,
+    GameRow, SeatRow, EventRow, SnapshotRow, ResultRow, TurnFactRow, GameFactRow, ProjectedRow, WinChanceRow,
+    KeyMomentRow, MetaRow,
 )  # fmt: skip
 
 

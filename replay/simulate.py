@@ -47,12 +47,13 @@ class Played:
     state: Any
     steps: list[Step]
     snapshots: SnapshotTaker
-    facts: FactTaker
+    facts: FactTaker | None
 
 
-def play_one(game: Game, bots: Sequence[str], seed: str, *, taking: bool = True) -> Played:
+def play_one(game: Game, bots: Sequence[str], seed: str, *, taking: bool = True, facts: bool = True) -> Played:
     """Play one game between these bots; the first player is drawn at random (seat 0 starts). With `taking`, the
-    snapshots and facts are taken as it is played (the rng is used the same either way: the same game)."""
+    snapshots and (with `facts`) the facts are taken as it is played (the rng is used the same either way: the same
+    game)."""
     rng = Random(seed)
     first = first_player(len(bots), rng)
     order = seated(list(enumerate(bots)), first)
@@ -62,7 +63,7 @@ def play_one(game: Game, bots: Sequence[str], seed: str, *, taking: bool = True)
     agents = {seat: get_bot(game, bot) for seat, (_, bot) in enumerate(order)}
     bot_rngs = {seat: Random(f"loom/bot/{recorded_seed}/{seat}") for seat in agents}
     setup = len(steps)
-    snapshots, facts = SnapshotTaker(0), FactTaker(game, setup)
+    snapshots, taker = SnapshotTaker(0), FactTaker(game, setup) if facts and taking else None
     state, more = play_out(
         game,
         state,
@@ -70,15 +71,17 @@ def play_one(game: Game, bots: Sequence[str], seed: str, *, taking: bool = True)
         chance_rng(recorded_seed, setup),
         bot_rngs,
         observe=(lambda now, played: snapshots.offer(now, setup + len(played), played[-1].turn)) if taking else None,
-        watcher=facts if taking else None,
+        watcher=taker,
     )
     seats = [Seat(name, bot) for name, (_, bot) in zip(players, order)]
-    return Played(seats, recorded_seed, state, steps + more, snapshots, facts)
+    return Played(seats, recorded_seed, state, steps + more, snapshots, taker)
 
 
-def simulate_one(game: Game, bots: Sequence[str], seed: str) -> NewGame:
-    """Play one game between these bots (see `play_one`), as the rows to store."""
-    played = play_one(game, bots, seed)
+def simulate_one(game: Game, bots: Sequence[str], seed: str, *, facts: bool = True) -> NewGame:
+    """Play one game between these bots (see `play_one`), as the rows to store: with its facts, taken as it is
+    played (the bots list the legal actions anyway, so the choices are counted for free), or, without `facts`, left
+    to the projector."""
+    played = play_one(game, bots, seed, facts=facts)
     return NewGame(
         game=game.name,
         seats=played.seats,
@@ -90,7 +93,7 @@ def simulate_one(game: Game, bots: Sequence[str], seed: str) -> NewGame:
         turns=played.steps[-1].turn,
         snapshots=played.snapshots.rows,
         results=result_rows(game, played.state),
-        facts=played.facts.done(),
+        facts=played.facts.done() if played.facts is not None else None,
     )
 
 
@@ -99,17 +102,19 @@ def game_seed(name: str, seed: int, index: int) -> str:
     return f"loom/simulate/{name}/{seed}/{index}"
 
 
-def _play_chunk(work: tuple[str, int, int, Sequence[str], int]) -> list[NewGame]:
-    name, seed, first, bots, count = work
+def _play_chunk(work: tuple[str, int, int, Sequence[str], int, bool]) -> list[NewGame]:
+    name, seed, first, bots, count, facts = work
     game = get_game(name)
-    return [simulate_one(game, bots, game_seed(name, seed, index)) for index in range(first, first + count)]
+    return [
+        simulate_one(game, bots, game_seed(name, seed, index), facts=facts) for index in range(first, first + count)
+    ]
 
 
 def simulated(
-    game: Game, games: int, bots: Sequence[str], seed: int, workers: int = 1
+    game: Game, games: int, bots: Sequence[str], seed: int, workers: int = 1, *, facts: bool = False
 ) -> Generator[list[NewGame], None, None]:
     """`games` games in batches, each game reproducible from (seed, its index) whatever the number of workers."""
-    work = [(game.name, seed, first, bots, min(BATCH, games - first)) for first in range(0, games, BATCH)]
+    work = [(game.name, seed, first, bots, min(BATCH, games - first), facts) for first in range(0, games, BATCH)]
     if workers <= 1 or len(work) == 1:
         yield from map(_play_chunk, work)
         return
@@ -125,11 +130,19 @@ def simulate(
     seed: int,
     progress: Callable[[int], None] = lambda done: None,
     workers: int = 1,
+    *,
+    facts: bool = False,
 ) -> list[int]:
-    """Play and record `games` games in batches, on `workers` processes; the new ids."""
+    """Play and record `games` games in batches, on `workers` processes; the new ids.
+
+    The facts are left to the projector (the next `logs dashboard` catches up), off the recording's hot path: taken
+    as the games are played they cost a fifth of the play itself (a score per seat every turn), which alone would
+    put recording over its budget of +25% over play (bench/simulate.py, bench/profiles/projector.md). With `facts`,
+    the workers take them as they play and they are stored with their games, projected to their last event: less
+    work in all (the projector lists every position's legal actions again), but on the hot path."""
     ids: list[int] = []
     # closing: an interrupt while a batch is stored ends the workers now, not whenever the generator is collected
-    with closing(simulated(game, games, bots, seed, workers)) as batches:
+    with closing(simulated(game, games, bots, seed, workers, facts=facts)) as batches:
         for batch in batches:
             ids += store.add_games(batch)
             progress(len(batch))

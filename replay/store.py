@@ -8,7 +8,7 @@ lives only in replay/queries.py. The work is done by a module per job, which thi
   * replay/reading.py: games, seats, results, a game's lineage and events, a position's rows;
   * replay/writing.py: new games and appends, each one transaction of Arrow batches, whole or not at all;
   * replay/projection_tables.py, replay/analysis_tables.py, replay/report_tables.py: the projections, the analysis
-    of `logs analyse`, and the dashboard's queries.
+    of `logs analyse`, and the dashboard's queries (the facts are kept by replay/projector.py).
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING
 
 from loom.replay import analysis_tables, migrations, projection_tables, queries, reading, report_tables, writing
 from loom.replay.connection import DEFAULT_DB, MEMORY, ConcurrencyError, Connection, StoreError, default_db
-from loom.replay.facts import Facts
 from loom.replay.migrations import SCHEMA_VERSION
 from loom.replay.reading import CHUNK, ROWS_KEPT, KeptRows, UnknownGameId
 from loom.replay.records import (
@@ -228,9 +227,8 @@ class Store:
         status: str,
         snapshots: Sequence[Snapshot] = (),
         results: Sequence[ResultInfo] = (),
-        facts: Facts | None = None,
     ) -> int:
-        """Append events numbered from `expected_seq + 1`; the new last seq.
+        """Append events numbered from `expected_seq + 1`; the new last seq (facts are the projector's job).
 
         Fails with ConcurrencyError, writing nothing, if the game's last seq is no longer `expected_seq`.
         """
@@ -245,7 +243,6 @@ class Store:
                 status=status,
                 snapshots=snapshots,
                 results=results,
-                facts=facts,
             )
         finally:
             self.rows.forget(game_id)
@@ -264,9 +261,9 @@ class Store:
         """Rebuild the results projection from scratch with these rows."""
         projection_tables.replace_results(self.db, rows)
 
-    def replace_facts(self, game_ids: Sequence[int], facts: Sequence[Facts]) -> None:
-        """Rebuild the turn and game facts projections from scratch with the facts of these games."""
-        projection_tables.replace_facts(self.db, game_ids, facts)
+    def games_behind(self) -> int:
+        """How many games have events the facts projections do not cover yet (replay/projector.py)."""
+        return int(self.db.one(queries.COUNT_BEHIND)[0])
 
     # --- Win chances and key moments (logs analyse) --------------------------------------------------------------
 
@@ -295,6 +292,11 @@ class Store:
     def choose_games(self, game: str, since: datetime | None = None, bot: str | None = None) -> ChosenGames:
         """The finished root games of one kind for a report (since a date, with a bot), to run its queries over."""
         return ChosenGames(self.db, game, since, bot)
+
+    def report_behind(self, game: str | None = None) -> int:
+        """How many finished root games (of one kind, or any) the projector has not reached: a report leaves them
+        out."""
+        return int(self.db.one(queries.REPORT_BEHIND, [game, game])[0])
 
     def recorded_kinds(self) -> list[str]:
         """The kinds of game with a finished root game recorded, by name."""

@@ -1,4 +1,9 @@
-"""Writing the event store: new games and appends, each one transaction of Arrow batches, whole or not at all."""
+"""Writing the event store: new games and appends, each one transaction of Arrow batches, whole or not at all.
+
+Appends write events, never facts: the projector (replay/projector.py) follows the log and keeps the turn and game
+facts off the hot path. A new game may come with its facts (a simulation takes them as it plays, where counting
+the choices is free): they are stored with the game's projected position, in its transaction.
+"""
 
 from __future__ import annotations
 
@@ -9,8 +14,7 @@ from typing import TYPE_CHECKING, Any
 from loom.replay import queries
 from loom.replay.columns import Batch, arrow_table
 from loom.replay.connection import ConcurrencyError, Connection, StoreError
-from loom.replay.facts import Facts
-from loom.replay.projection_tables import insert_facts, insert_results, merged, results_of
+from loom.replay.projection_tables import insert_facts, insert_results, move_positions, results_of
 from loom.replay.reading import UnknownGameId, game_row
 from loom.replay.records import EventColumns, NewGame, ResultInfo
 from loom.replay.snapshots import Snapshot
@@ -111,11 +115,14 @@ def append(
     status: str,
     snapshots: Sequence[Snapshot] = (),
     results: Sequence[ResultInfo] = (),
-    facts: Facts | None = None,
 ) -> int:
     """Append events numbered from `expected_seq + 1`; the new last seq.
 
     Fails with ConcurrencyError, writing nothing, if the game's last seq is no longer `expected_seq`.
+
+    The facts of the events are left to the projector, but the results of a game this append finishes are written
+    here: a handful of rows, computed from the final state the caller holds anyway, and written in the transaction
+    that makes the game's status `finished`, so no reader ever sees a finished game without its winners.
     """
     if events.seq != list(range(expected_seq + 1, expected_seq + 1 + len(events))):
         raise ValueError("events must be numbered from expected_seq + 1 without gaps")
@@ -136,8 +143,6 @@ def append(
         if snapshots:
             _insert_snapshots(db, [game_id] * len(snapshots), snapshots, game_row(db, game_id).rules_version)
         insert_results(db, results_of([game_id], [results]))
-        if facts is not None:
-            insert_facts(db, [game_id], [merged(db, game_id, facts)])
     return last
 
 
@@ -188,8 +193,10 @@ def _insert_games(db: Connection, ids: list[int], new: Sequence[NewGame]) -> Non
             version,
         )
     insert_results(db, results_of(ids, [g.results for g in new]))
-    with_facts = [(i, g.facts) for i, g in zip(ids, new) if g.facts is not None]  # None: left to the projector
-    insert_facts(db, [i for i, _ in with_facts], [f for _, f in with_facts])
+    # Games that come with their facts are projected to their last event; the others are left to the projector.
+    with_facts = [(i, g.facts, last) for i, g, last in zip(ids, new, games["last_seq"]) if g.facts is not None]
+    insert_facts(db, [i for i, _, _ in with_facts], [facts for _, facts, _ in with_facts])
+    move_positions(db, [i for i, _, _ in with_facts], [last for _, _, last in with_facts], new=True)
 
 
 def _insert_events(db: Connection, game_ids: list[int], events: EventColumns) -> None:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any, TypeVar
 
+from loom.replay.projector import Following
 from loom.replay.readers import PUBLISH_EVERY, Publisher
 from loom.replay.replay import Position, position
 from loom.replay.store import GameInfo, Store
@@ -46,6 +47,8 @@ class Database:
         # Other processes cannot open the file while this one holds it: they read the copy published beside it.
         self.publisher = Publisher.start(self.store, every=publish_every)
         self.committer = Committer(self.store.cursor(), self.latest, self.remember, self.forget, self._committed)
+        # The facts projections follow the log on a thread of their own, off the appends' hot path.
+        self.projector = Following.start(self.store)
 
     def reader(self) -> Store:
         """This thread's store, on its own cursor."""
@@ -69,6 +72,7 @@ class Database:
         """After each commit (on the writer's thread): wake the games' streams, and have the copy published."""
         for game_id in game_ids:
             self._appended(game_id)
+        self.projector.wake()  # never waits: the facts are projected on the projector's thread
         if self.publisher is not None:
             self.publisher.changed()  # never waits: the copy is made on the publisher's thread
 
@@ -111,6 +115,7 @@ class Database:
                 return
             self._closed = True
             self.committer.close()  # answers the writes already handed over
+            self.projector.stop()  # its batch under way is committed or rolled back, then its cursor closes
             if self.publisher is not None:
                 self.publisher.stop()  # before the connection closes: its last copy may be under way
             for store in self._cursors:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.cli.run import fails, ok
+from loom.replay.store import Store
+from tests.cli.run import fails, logs, ok, record
 
 
 def test_dashboard_writes_one_page(db: Path, tmp_path: Path) -> None:
@@ -42,3 +43,27 @@ def test_replay_html_writes_the_games_page(db: Path, tmp_path: Path) -> None:
 
 def test_replay_html_of_an_unknown_game_is_refused(db: Path, tmp_path: Path) -> None:
     assert "no game with id 999" in fails("replay", "999", "--html", tmp_path / "g.html", "--db", db)
+
+
+def test_dashboard_first_lets_the_projector_catch_up_with_imported_games(db: Path, tmp_path: Path) -> None:
+    log, copy, page = tmp_path / "one.jsonl", tmp_path / "copy.duckdb", tmp_path / "report.html"
+    ok("export", "1", "-o", log, "--db", db)
+    ok("import", log, "--db", copy)  # an import leaves the facts to the projector
+    with Store.open(copy, read_only=True) as store:
+        assert store.games_behind() == 1
+    ok("dashboard", "--game", "motto", "-o", page, "--db", copy)
+    with Store.open(copy, read_only=True) as store:
+        assert store.games_behind() == 0
+    assert "1 finished Motto game" in page.read_text()
+
+
+def test_dashboard_of_a_store_it_cannot_write_says_how_many_games_are_left_out(db: Path, tmp_path: Path) -> None:
+    log, copy, page = tmp_path / "one.jsonl", tmp_path / "copy.duckdb", tmp_path / "report.html"
+    ok("export", "1", "-o", log, "--db", db)
+    ok("rebuild", "--db", record(copy, "motto", 1))  # projected
+    ok("import", log, "--db", copy)  # left to the projector
+    with Store.open(copy, read_only=True):  # a reader holds the file: the dashboard cannot let the projector run
+        code, _, stderr = logs("dashboard", "--game", "motto", "-o", page, "--db", copy)
+    assert code == 0, stderr
+    assert "1 finished game is not projected yet" in stderr
+    assert "1 finished Motto game" in page.read_text()

@@ -11,6 +11,7 @@ import pytest
 
 from loom.engine.registry import PACKAGES, get_game
 from loom.replay.logfile import export_lines, import_file
+from loom.replay.projector import project
 from loom.replay.simulate import simulate
 from loom.replay.store import Store
 
@@ -31,11 +32,12 @@ def renamed(lines: list[str], names: list[str]) -> str:
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """Eight three-player games of each game, greedy against two random bots; then game 1 again, imported from a
-    log in which the players are called `LINK`, `EVIL` and `STYLED`."""
+    log in which the players are called `LINK`, `EVIL` and `STYLED`; every game projected."""
     path = tmp_path_factory.mktemp("dashboards") / "loom.duckdb"
     with Store.open(path) as store:
         for name in PACKAGES:
             simulate(store, get_game(name), 8, ["greedy", "random", "random"], seed=11)
         log = renamed(list(export_lines(store, 1)), [LINK, EVIL, STYLED])
         assert import_file(store, io.StringIO(log)) == [EVIL_GAME]
+        project(store)  # an import leaves the facts to the projector, as `logs dashboard` knows
     yield path

@@ -1,4 +1,5 @@
-"""The per-turn and game facts projections: kept as games are recorded, equal to what a rebuild from events gives."""
+"""The per-turn and game facts projections: kept as games are recorded (by a simulation, or by the projector after
+appends), equal to what a rebuild from events gives."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from loom.engine.registry import PACKAGES, get_game
 from loom.replay.branches import branch, continue_game
 from loom.replay.live import add_game, append_played, dealt_game, played_action
 from loom.replay.projections import rebuild
+from loom.replay.projector import project
 from loom.replay.replay import position
 from loom.replay.simulate import simulate
 from loom.replay.store import Seat, Store
@@ -24,7 +26,7 @@ def rows(store: Store, sql: str) -> list[tuple[object, ...]]:
 
 @pytest.mark.parametrize("name", list(PACKAGES))
 def test_facts_kept_while_simulating_equal_those_rebuilt_from_events(store: Store, name: str) -> None:
-    simulate(store, get_game(name), 3, ["greedy", "random", "random"], seed=5)
+    simulate(store, get_game(name), 3, ["greedy", "random", "random"], seed=5, facts=True)
     kept = rows(store, TURN_FACTS), rows(store, GAME_FACTS)
     assert kept[0]
     rebuild(store)
@@ -33,6 +35,7 @@ def test_facts_kept_while_simulating_equal_those_rebuilt_from_events(store: Stor
 
 def test_a_turn_has_a_row_per_seat_with_the_score_at_its_end(store: Store) -> None:
     (game_id,) = simulate(store, get_game("motto"), 1, ["greedy", "random"], seed=2)
+    project(store)
     info = store.game(game_id)
     facts = rows(store, "SELECT turn, seat, score FROM turn_facts ORDER BY turn, seat")
     assert [(t, s) for t, s, _ in facts] == [(t, s) for t in range(1, info.turns + 1) for s in range(2)]
@@ -47,7 +50,9 @@ def test_a_game_played_action_by_action_gets_the_facts_a_rebuild_gives(store: St
     for _ in range(7):
         at = position(store, game_id)
         continue_game(store, game_id, [game.action_json(game.legal_actions(at.state)[0])], None)
+        project(store)  # the projector after every append: a turn projected in parts
     continue_game(store, game_id, [], "random")
+    project(store)
     kept = rows(store, TURN_FACTS), rows(store, GAME_FACTS)
     rebuild(store)
     assert (rows(store, TURN_FACTS), rows(store, GAME_FACTS)) == kept
@@ -56,6 +61,7 @@ def test_a_game_played_action_by_action_gets_the_facts_a_rebuild_gives(store: St
 def test_a_branch_keeps_facts_of_its_own_turns_only(store: Store) -> None:
     (root,) = simulate(store, get_game("motto"), 1, ["random"] * 3, seed=4)
     child = branch(store, root, 10, [], "random")
+    project(store)
     turns = rows(store, f"SELECT min(turn) FROM turn_facts WHERE game_id = {child}")
     assert turns == [(10,)]
 
@@ -67,7 +73,7 @@ def test_a_database_of_schema_1_gains_the_new_projections_when_opened(tmp_path: 
         old.con.execute("DROP TABLE turn_facts; DROP TABLE game_facts; DROP TABLE win_chances; DROP TABLE key_moments")
         old.con.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
     with Store.open(path) as upgraded:
-        assert rows(upgraded, "SELECT value FROM meta WHERE key = 'schema_version'") == [("3",)]
+        assert rows(upgraded, "SELECT value FROM meta WHERE key = 'schema_version'") == [("4",)]
         assert rebuild(upgraded) == 1
         assert rows(upgraded, "SELECT count(*) FROM turn_facts")[0][0] > 0
 
@@ -79,6 +85,7 @@ def test_a_live_game_appended_action_by_action_gets_the_facts_a_rebuild_gives(st
         action = game.action_json(game.legal_actions(at.state)[-1])
         played = played_action(game, at.state, at.info.seed, at.seq, action)
         append_played(store, game_id, game, at.state, played, at.seq)
+        project(store)
     kept = rows(store, TURN_FACTS), rows(store, GAME_FACTS)
     assert kept[1]
     rebuild(store)

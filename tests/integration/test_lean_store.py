@@ -127,7 +127,7 @@ def test_a_store_of_schema_2_loses_the_event_key_and_keeps_every_game_and_event(
     with Store.open(path, read_only=True) as old:
         before = exported(old), rows(old, GAMES), rows(old, EVENTS)
     with Store.open(path) as migrated:
-        assert rows(migrated, VERSION) == [("3",)]
+        assert rows(migrated, VERSION) == [("4",)]
         assert event_keys(migrated) == set()
         assert (exported(migrated), rows(migrated, GAMES), rows(migrated, EVENTS)) == before
         stored = rows(migrated, "SELECT game_id, seq FROM events")  # in the order of the file

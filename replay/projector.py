@@ -1,0 +1,235 @@
+"""The projector: follows the event log from each game's stored position and keeps the facts projections.
+
+Like KurrentDB's projections or the `eventsourcing` library's process applications, it is a reader of the log with
+a position of its own: the table `projected` holds, per game, the last event whose facts (`turn_facts`,
+`game_facts`) are stored. A pass finds the games whose events are ahead of their position, replays them (the events
+of many root games read in one scan; any other game from its newest snapshot, or from the state the projector kept
+in memory after its last pass), takes the facts of the new events (merged into a turn already partly projected),
+and writes the facts and the new positions of a batch of games in one transaction. A crash leaves every game at its
+old position or at its new one, and the next pass goes on from there: nothing is projected twice or skipped.
+
+Readers that need facts read only the games whose position is their last event (replay/queries.py CHOOSE_GAMES).
+`logs rebuild` is this projector from position 0, writing the results too (`rebuild`).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from loom.engine.play import Step
+from loom.engine.registry import get_game
+from loom.events.registry import decode_payload_text, load_events_of
+from loom.replay import projection_tables, queries, reading
+from loom.replay.columns import names
+from loom.replay.facts import Facts, facts_and_state
+from loom.replay.projections import result_rows
+from loom.replay.records import GameInfo, StoredResult
+from loom.replay.replay import position
+from loom.replay.store import Store
+
+BATCH = 200
+"""Games per transaction: enough for the Arrow inserts and the one scan of events to pay off, few enough that a
+batch's events (about 150 a game) sit in memory at ease and progress shows."""
+KEPT = 512
+"""Games whose state after their last projected event is kept in memory: the next pass over a game the service is
+appending to starts from it, reading only the new events."""
+RETRY = 1.0
+"""Seconds before the service's projector tries again after a pass that failed (another writer, a full disk)."""
+
+GAME_FIELDS = names("games")
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Projected:
+    """One game's pass: its new position, the facts of the events up to it, the state there, and its results."""
+
+    info: GameInfo
+    after: int
+    facts: Facts
+    state: Any
+    results: list[StoredResult]
+
+
+class Projector:
+    """Brings the facts of a store's games up to their last event, a batch of games per transaction.
+
+    With `results`, it writes the results of every finished game it projects as well (a rebuild's job: the
+    appends write them as games finish)."""
+
+    def __init__(self, store: Store, *, results: bool = False, batch: int = BATCH) -> None:
+        self.store = store
+        self.results = results
+        self.batch = batch
+        self.kept: OrderedDict[int, tuple[int, Any]] = OrderedDict()  # game id -> (seq, state after it)
+
+    def behind(self) -> int:
+        """How many games have events the projections do not cover yet."""
+        return int(self.store.db.one(queries.COUNT_BEHIND)[0])
+
+    def catch_up(self, progress: Callable[[int], None] = lambda done: None) -> int:
+        """Project every game behind, in batches; the number of games projected. `progress` is told the games of
+        each batch once it is committed (an error it raises stops the pass, the batches before it kept)."""
+        done, after_id = 0, 0
+        while True:
+            projected = self.step(after_id)
+            if not projected:
+                return done
+            done += len(projected)
+            after_id = projected[-1].info.id
+            progress(len(projected))
+
+    def step(self, after_id: int = 0) -> list[Projected]:
+        """Project the next batch of games behind (ids above `after_id`) in one transaction; what was projected."""
+        db = self.store.db
+        with db.written(conflict="the projections were changed by another projector; nothing was written"):
+            rows = db.run(queries.BEHIND, [after_id, self.batch])
+            behind = [(GameInfo(**dict(zip(GAME_FIELDS, row[:-1]))), int(row[-1])) for row in rows]
+            projected = self._project(behind)
+            self._write(projected, behind)
+        for done in projected:  # only once committed: a rolled back pass keeps nothing
+            self._keep(done.info.id, done.info.last_seq, done.state)
+        return projected
+
+    def _project(self, behind: list[tuple[GameInfo, int]]) -> list[Projected]:
+        from_start = [info for info, at in behind if at == 0 and info.parent_id is None]
+        events = _events_of(self.store, from_start)
+        out = []
+        for info, at in behind:
+            game = get_game(info.game)
+            if info.id in events:
+                state, steps = game.blank(), events[info.id]
+            else:
+                state, steps = self._resume(info, at)
+            facts, state = facts_and_state(game, state, steps, at, count_choices=True)
+            results: list[StoredResult] = []
+            if self.results and game.to_move(state) is None:
+                results = [StoredResult(info.id, *row) for row in result_rows(game, state)]
+            out.append(Projected(info, at, facts, state, results))
+        return out
+
+    def _resume(self, info: GameInfo, at: int) -> tuple[Any, list[Step]]:
+        """The state after event `at` (kept in memory, else from the newest snapshot) and the steps after it."""
+        kept = self.kept.get(info.id)
+        if kept is not None and kept[0] == at:
+            state = kept[1]
+        else:
+            state = position(self.store, info.id, seq=at).state if at else get_game(info.game).blank()
+        events = reading.load(self.store.db, info.id, after=at, upto=info.last_seq, info=info)
+        return state, [Step(e.turn, e.actor, e.payload) for e in events]
+
+    def _write(self, projected: Sequence[Projected], behind: Sequence[tuple[GameInfo, int]]) -> None:
+        db = self.store.db
+        start = {info.id: info.fork_seq or 0 for info, _ in behind}
+        # A game projected before (its position past its start) may have the rows of a turn under way: merged.
+        facts = [
+            projection_tables.merged(db, p.info.id, p.facts) if p.after > start[p.info.id] else p.facts
+            for p in projected
+        ]
+        ids = [p.info.id for p in projected]
+        projection_tables.insert_facts(db, ids, facts)
+        projection_tables.move_positions(db, ids, [p.info.last_seq for p in projected])
+        if self.results:
+            projection_tables.replace_results_of(db, ids, [row for p in projected for row in p.results])
+
+    def _keep(self, game_id: int, seq: int, state: Any) -> None:
+        self.kept[game_id] = (seq, state)
+        self.kept.move_to_end(game_id)
+        while len(self.kept) > KEPT:
+            self.kept.popitem(last=False)
+
+
+def _events_of(store: Store, infos: Sequence[GameInfo]) -> dict[int, list[Step]]:
+    """The steps of these root games from their first event, read in one scan of their id range."""
+    if not infos:
+        return {}
+    for kind in {info.game for info in infos}:
+        load_events_of(kind)  # decoding their events needs their classes
+    ids = [info.id for info in infos]
+    steps: dict[int, list[Step]] = {game_id: [] for game_id in ids}
+    last = {info.id: info.last_seq for info in infos}
+    for game_id, seq, turn, actor, kind, version, payload in store.db.run(
+        queries.EVENTS_OF_GAMES, [min(ids), max(ids), ids]
+    ):
+        if seq <= last[game_id]:  # an append committed since the batch began is the next pass's
+            steps[game_id].append(Step(turn, actor, decode_payload_text(kind, payload, version)))
+    return steps
+
+
+def project(store: Store, progress: Callable[[int], None] = lambda done: None) -> int:
+    """Bring every game's facts up to its last event; the number of games projected."""
+    return Projector(store).catch_up(progress)
+
+
+def rebuild(store: Store, progress: Callable[[int], None] = lambda done: None) -> int:
+    """The projector from position 0: every game's facts and results recomputed from its events, a batch of games
+    per transaction; the number of games in the store.
+
+    The facts and positions are emptied first (one transaction), so a rebuild cut short leaves the games it had not
+    reached unprojected (readers leave them out) and the next pass of the projector completes them. The results are
+    replaced game by game, each batch with its facts: a finished game never lacks its winners."""
+    projection_tables.forget_facts(store.db)
+    Projector(store, results=True).catch_up(progress)
+    return len(store.all_games())
+
+
+class Following:
+    """The service's projector: a thread that catches up whenever it is woken (after appends commit), on a cursor
+    of its own of the server's one connection, until it is stopped."""
+
+    def __init__(self, store: Store) -> None:
+        self.projector = Projector(store.cursor())
+        self._woken = threading.Event()
+        self._stopping = False
+        self._thread = threading.Thread(target=self._run, name="loom-projector", daemon=True)
+
+    @classmethod
+    def start(cls, store: Store) -> Following:
+        """Start following the store's log, from where its projections are (a first pass at once)."""
+        following = cls(store)
+        following._woken.set()
+        following._thread.start()
+        return following
+
+    def wake(self) -> None:
+        """New events were committed: project them soon. Never waits."""
+        self._woken.set()
+
+    def stop(self) -> None:
+        """Finish the batch under way (committed or not at all), end the thread, close its cursor."""
+        self._stopping = True
+        self._woken.set()
+        self._thread.join()
+        self.projector.store.close()
+
+    def _run(self) -> None:
+        failed = False
+        while True:
+            self._woken.wait(RETRY if failed else None)
+            self._woken.clear()
+            if self._stopping:
+                return
+            try:
+                self._pass()
+                failed = False
+            except Exception:  # a conflict, a full disk: the positions are as they were; try again shortly
+                log.exception("the projector's pass failed; it will try again")
+                failed = True
+
+    def _pass(self) -> None:
+        """Batch after batch until no game is behind, going round the ids so that games appended to all the time
+        never starve the others; appends meanwhile wake the thread again."""
+        after_id = 0
+        while not self._stopping:
+            done = self.projector.step(after_id)
+            if done:
+                after_id = done[-1].info.id
+            elif after_id:
+                after_id = 0
+            else:
+                return

@@ -1,0 +1,66 @@
+"""The server's projector: a thread of the one database that projects the facts of what appends commit."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from loom.engine.registry import get_game
+from loom.replay.live import add_game, append_played, dealt_game, played_action
+from loom.replay.projections import rebuild
+from loom.replay.store import Seat, Store
+from loom.service.database import Database
+
+FACTS = ("SELECT * FROM turn_facts ORDER BY ALL", "SELECT * FROM game_facts ORDER BY ALL")
+WAIT = 30.0
+"""Seconds a test waits for the projector at most: far more than it takes, so a loaded machine never fails it."""
+
+
+def caught_up(store: Store) -> bool:
+    """Whether the projector has reached every game's last event, polled until WAIT has passed."""
+    deadline = time.monotonic() + WAIT
+    while store.games_behind():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
+def test_the_facts_of_appends_appear_once_the_servers_projector_has_caught_up(tmp_path: Path) -> None:
+    path = tmp_path / "served.duckdb"
+    database = Database(str(path))
+    try:
+        game = get_game("motto")
+        with database.writer() as store:
+            game_id = add_game(store, dealt_game(game, [Seat("ann"), Seat("bob")], seed=5))
+        for _ in range(40):
+            info, state = database.latest(game_id)
+            action = game.action_json(game.legal_actions(state)[-1])
+            played = played_action(game, state, info.seed, info.last_seq, action)
+            with database.writer() as store:
+                append_played(store, game_id, game, state, played, info.last_seq)
+            database.forget(game_id)
+        reader = database.reader()
+        assert caught_up(reader)
+        served = tuple(reader.con.execute(sql).fetchall() for sql in FACTS)
+        assert served[0]
+    finally:
+        database.close()
+    with Store.open(path) as reopened:  # the thread stopped cleanly: the file is free, its facts are a rebuild's
+        assert reopened.games_behind() == 0
+        rebuild(reopened)
+        assert tuple(reopened.con.execute(sql).fetchall() for sql in FACTS) == served
+
+
+def test_the_servers_projector_catches_up_with_games_left_behind_when_it_starts(tmp_path: Path) -> None:
+    path = tmp_path / "served.duckdb"
+    with Store.open(path) as store:
+        game = get_game("moirai")
+        game_id = add_game(store, dealt_game(game, [Seat("ann"), Seat("bob"), Seat("cy")], seed=2))
+        assert store.games_behind() == 1  # dealt: the facts of its opening events are the projector's
+    database = Database(str(path))
+    try:
+        assert caught_up(database.reader())
+        assert database.reader().con.execute("SELECT seq FROM projected WHERE game_id = ?", [game_id]).fetchall()
+    finally:
+        database.close()
