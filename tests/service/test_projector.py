@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from functools import partial
 from pathlib import Path
 
 from loom.engine.registry import get_game
@@ -31,14 +32,16 @@ def test_the_facts_of_appends_appear_once_the_servers_projector_has_caught_up(tm
     database = Database(str(path))
     try:
         game = get_game("motto")
-        with database.writer() as store:
-            game_id = add_game(store, dealt_game(game, [Seat("ann"), Seat("bob")], seed=5))
+        game_id = database.write(partial(add_game, new=dealt_game(game, [Seat("ann"), Seat("bob")], seed=5)))
         for _ in range(40):
             info, state = database.latest(game_id)
             action = game.action_json(game.legal_actions(state)[-1])
             played = played_action(game, state, info.seed, info.last_seq, action)
-            with database.writer() as store:
-                append_played(store, game_id, game, state, played, info.last_seq)
+            database.write(
+                partial(
+                    append_played, game_id=game_id, game=game, before=state, played=played, expected_seq=info.last_seq
+                )
+            )
             database.forget(game_id)
         reader = database.reader()
         assert caught_up(reader)
