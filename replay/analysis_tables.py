@@ -24,7 +24,7 @@ def replace_analysis(db: Connection, game_id: int, chances: Sequence[WinChance],
         for table, record, rows in (("win_chances", WinChance, chances), ("key_moments", KeyMoment, moments)):
             columns = by_column(record._fields, rows)
             batch = arrow_table(table, {"game_id": [game_id] * len(rows), **columns})
-            db.insert(f"new_{table}", queries.insert_batch(table), batch)
+            db.insert(table, batch)
 
 
 def win_chances(db: Connection, game_id: int) -> list[WinChance]:

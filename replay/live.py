@@ -205,7 +205,7 @@ def _append_round(db: Connection, appends: Sequence[Append]) -> None:
     events: dict[str, list[Any]] = {"game_id": [i for i, r in zip(ids, rows) for _ in r.seq]}
     for name in EVENT_FIELDS:
         events[name] = [value for r in rows for value in getattr(r, name)]
-    db.insert("new_events", queries.insert_batch("events"), arrow_table("events", events))
+    db.insert("events", arrow_table("events", events))
     taken = [(a, s) for a in appends for s in snapshot_rows(a.game, a.before, a.played.steps, a.info.last_seq)]
     if taken:
         snapshots: dict[str, list[Any]] = {
@@ -215,7 +215,7 @@ def _append_round(db: Connection, appends: Sequence[Append]) -> None:
             "rules_version": [a.info.rules_version for a, _ in taken],
             "state": [s.state for _, s in taken],
         }
-        db.insert("new_snapshots", queries.insert_batch("snapshots"), arrow_table("snapshots", snapshots))
+        db.insert("snapshots", arrow_table("snapshots", snapshots))
     finished = [(a.info.id, result_rows(a.game, a.played.state)) for a, s in zip(appends, statuses) if s == "finished"]
     insert_results(db, results_of([i for i, _ in finished], [r for _, r in finished]))
 

@@ -23,7 +23,7 @@ from loom.replay.records import ResultInfo, StoredResult
 def insert_results(db: Connection, rows: Sequence[StoredResult]) -> None:
     """Add rows to the results projection."""
     batch = arrow_table("results", by_column(StoredResult._fields, rows))
-    db.insert("new_results", queries.insert_batch("results"), batch)
+    db.insert("results", batch)
 
 
 def results_of(game_ids: Sequence[int], results: Sequence[Sequence[ResultInfo]]) -> list[StoredResult]:
@@ -46,14 +46,14 @@ def insert_facts(db: Connection, game_ids: Sequence[int], facts: Sequence[Facts]
             ids += repeat(game_id, len(own))
             rows += own
         columns = {"game_id": ids} | by_column(fields, rows)
-        db.insert(f"new_{table}", queries.insert_batch(table), arrow_table(table, columns))
+        db.insert(table, arrow_table(table, columns))
 
 
 def move_positions(db: Connection, game_ids: Sequence[int], seqs: Sequence[int], *, new: bool = False) -> None:
     """Record that these games' facts now cover their events up to these seqs: the projector's pass, or `new`
     games stored with their facts (plain inserts, which an import's staging takes)."""
     batch = arrow_table("projected", {"game_id": list(game_ids), "seq": list(seqs)})
-    db.insert("new_projected", queries.insert_batch("projected") if new else queries.MOVE_POSITIONS, batch)
+    db.insert("projected", batch, None if new else queries.MOVE_POSITIONS)
 
 
 def replace_results_of(db: Connection, game_ids: Sequence[int], rows: Sequence[StoredResult]) -> None:

@@ -53,8 +53,8 @@ WHERE games.id = n.id AND games.last_seq = n.expected
 
 
 def insert_batch(table: str) -> str:
-    """The insert of a batch of the table's rows, registered as the Arrow view `new_<table>` (columns by name)."""
-    return f"INSERT INTO {table} BY NAME SELECT * FROM new_{table}"
+    """The insert of a batch of the table's rows, the Arrow table `arrow_batch` (columns by name)."""
+    return f"INSERT INTO {table} BY NAME SELECT * FROM arrow_batch"
 
 
 # An import's staging tables (replay/writing.py): a file's games are committed there batch by batch, then moved into
@@ -70,8 +70,8 @@ def create_staging(table: str) -> str:
 
 
 def insert_staged(table: str) -> str:
-    """The insert of a batch of the table's rows (the Arrow view `new_<table>`) into its staging table."""
-    return f"INSERT INTO staging_{_staged(table)} BY NAME SELECT * FROM new_{table}"
+    """The insert of a batch of the table's rows (the Arrow table `arrow_batch`) into its staging table."""
+    return f"INSERT INTO staging_{_staged(table)} BY NAME SELECT * FROM arrow_batch"
 
 
 def move_staged(table: str) -> str:
@@ -477,7 +477,7 @@ SELECT game_id, {EVENT_COLUMNS} FROM events
 WHERE game_id BETWEEN ? AND ? AND list_contains(?, game_id) ORDER BY game_id, seq
 """
 MOVE_POSITIONS = """
-INSERT INTO projected BY NAME SELECT * FROM new_projected ON CONFLICT (game_id) DO UPDATE SET seq = excluded.seq
+INSERT INTO projected BY NAME SELECT * FROM arrow_batch ON CONFLICT (game_id) DO UPDATE SET seq = excluded.seq
 """
 DELETE_RESULTS_OF = "DELETE FROM results WHERE list_contains(?, game_id)"
 FORGET_POSITIONS = "DELETE FROM projected"

@@ -51,12 +51,11 @@ class _Staging(Connection):
     def __init__(self, db: Connection) -> None:
         super().__init__(db.con, db.path)
 
-    def insert(self, name: str, sql: str, table: pa.Table) -> None:
-        """Insert the batch `name` (`new_<table>`) into the table's staging table."""
-        real = name.removeprefix("new_")
-        if sql != queries.insert_batch(real):
+    def insert(self, table: str, rows: pa.Table, sql: str | None = None) -> None:
+        """Insert the rows into the table's staging table."""
+        if sql is not None:
             raise ValueError(f"an import stages only plain inserts of new rows, not {sql!r}")  # a bug, not the user's
-        super().insert(name, queries.insert_staged(real), table)
+        super().insert(table, rows, queries.insert_staged(table))
 
 
 def begin_staging(db: Connection) -> int:
@@ -80,7 +79,7 @@ def stage_games(db: Connection, new: Sequence[NewGame] | Batch, first_id: int) -
         return add_games(staging, new, first_id=first_id)
     with staging.written():
         for table, rows in new.numbered(first_id).items():
-            staging.insert(f"new_{table}", queries.insert_batch(table), rows)
+            staging.insert(table, rows)
     return list(range(first_id, first_id + new.games))
 
 
@@ -163,10 +162,9 @@ def _insert_games(db: Connection, ids: list[int], new: Sequence[NewGame]) -> Non
         "created_at": [now] * len(new),
     }
     seats = [(i, s, seat) for i, g in zip(ids, new) for s, seat in enumerate(g.seats)]
-    db.insert("new_games", queries.insert_batch("games"), arrow_table("games", games))
+    db.insert("games", arrow_table("games", games))
     db.insert(
-        "new_seats",
-        queries.insert_batch("seats"),
+        "seats",
         arrow_table(
             "seats",
             {
@@ -201,7 +199,7 @@ def _insert_games(db: Connection, ids: list[int], new: Sequence[NewGame]) -> Non
 
 def _insert_events(db: Connection, game_ids: list[int], events: EventColumns) -> None:
     columns = {name: getattr(events, name) for name in EVENT_FIELDS}
-    db.insert("new_events", queries.insert_batch("events"), arrow_table("events", {"game_id": game_ids, **columns}))
+    db.insert("events", arrow_table("events", {"game_id": game_ids, **columns}))
 
 
 def _insert_snapshots(db: Connection, game_ids: list[int], snapshots: Sequence[Snapshot], rules_version: int) -> None:
@@ -212,4 +210,4 @@ def _insert_snapshots(db: Connection, game_ids: list[int], snapshots: Sequence[S
         "rules_version": [rules_version] * len(snapshots),
         "state": [s.state for s in snapshots],
     }
-    db.insert("new_snapshots", queries.insert_batch("snapshots"), arrow_table("snapshots", columns))
+    db.insert("snapshots", arrow_table("snapshots", columns))
