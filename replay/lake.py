@@ -26,6 +26,7 @@ from loom.replay.columns import select_list
 from loom.replay.connection import MEMORY, Connection
 from loom.replay.export import LAST_ID, Selection, choose, pages
 from loom.replay.logfile import import_file
+from loom.replay.projector import project
 from loom.replay.records import NewGame
 from loom.replay.store import Store
 from loom.replay.writing import add_games
@@ -77,13 +78,16 @@ def _checked(lake: Path) -> Path:
 
 def write_lake(store: Store, lake: Path, selection: Selection) -> LakeWrite:
     """Add the selected games (and the games they branch from) that the lake lacks; nothing old is rewritten. A game
-    the projector has not brought to its last event is left out (counted in `behind`): let it catch up first."""
+    the projector has not brought to its last event is left out (counted in `behind`); on a writable store the
+    projector catches up first."""
     lake = _checked(lake)
     if (lake / IDS).is_dir():
         raise LakeError(
             f"lake {lake} holds simulated games (logs simulate --lake), whose ids are its own: export a store's games "
             "to a lake of their own"
         )
+    if not store.read_only:
+        project(store)  # a lake takes a game's facts whole: the projector finishes them first where it may write
     db = store.db
     if has_files(lake, "games"):
         db.all(queries.lake_games(files_of(lake, "games")))
