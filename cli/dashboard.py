@@ -13,6 +13,7 @@ from rich.markup import escape
 from loom.cli.app import app
 from loom.cli.common import Db, err, fails_cleanly, open_store, out, write_page
 from loom.cli.logfiles import projecting
+from loom.events.base import LoomError
 from loom.replay.projector import project
 from loom.replay.store import Store, StoreError, default_db
 
@@ -31,15 +32,25 @@ def dashboard_command(
     ] = None,
     bot: Annotated[str | None, typer.Option("--bot", help="Only games in which this bot played a seat.")] = None,
     output: Annotated[Path, typer.Option("--output", "-o", help="The HTML file to write.")] = Path("dashboard.html"),
+    lake: Annotated[
+        Path | None,
+        typer.Option("--lake", help="Draw it from this Parquet lake (logs export --format parquet) instead of --db."),
+    ] = None,
     db: Db = None,
 ) -> None:
     """Seat advantage, scores, the lead, balance and each game's own figures, for the chosen finished games."""
     from loom.dashboards.report import report_html  # plotly and pandas load only for the commands that draw
 
-    catch_up(db)
-    with open_store(db, read_only=True, threads=os.cpu_count()) as store:
-        html = report_html(store, game, since.astimezone() if since else None, bot)
-        behind = store.report_behind(game)
+    when = since.astimezone() if since else None
+    if lake is not None:
+        if db is not None:
+            raise LoomError("give --lake DIR or --db FILE, not both: the report is drawn from one of them")
+        html, behind = _from_lake(lake, game, when, bot), 0
+    else:
+        catch_up(db)
+        with open_store(db, read_only=True, threads=os.cpu_count()) as store:
+            html = report_html(store, game, when, bot)
+            behind = store.report_behind(game)
     write_page(output, html)
     if behind:
         err.print(
@@ -48,6 +59,15 @@ def dashboard_command(
             markup=False,
         )
     out.print(f"wrote the dashboard to {escape(str(output))} ({len(html) / 1e6:.1f} MB); open it in a browser")
+
+
+def _from_lake(lake: Path, game: str | None, since: datetime | None, bot: str | None) -> str:
+    """The report drawn by DuckDB straight from the lake's Parquet files (every lake game is projected)."""
+    from loom.dashboards.report import report_html
+    from loom.replay.lake import lake_store
+
+    with lake_store(lake, threads=os.cpu_count()) as store:
+        return report_html(store, game, since, bot)
 
 
 def catch_up(db: Path | None) -> None:

@@ -184,13 +184,24 @@ def _progress(total: int) -> Iterator[Callable[[int], None]]:
 
 
 def _export_lake(db: Path | None, lake: Path, chosen: Selection) -> None:
+    from loom.cli.dashboard import catch_up
     from loom.replay.lake import write_lake
 
+    catch_up(db)  # a lake takes a game's facts whole: let the projector finish them first where it can
     with open_store(db, read_only=True, threads=os.cpu_count()) as store:
         written = write_lake(store, lake, chosen)
     where = escape(str(lake))
+    if written.behind:
+        err.print(
+            f"{written.behind} chosen game{'s are' if written.behind != 1 else ' is'} not projected yet (the server's "
+            "projector is behind) and left out of the lake; export again in a moment to add "
+            f"{'them' if written.behind != 1 else 'it'}",
+            markup=False,
+        )
     if written.games:
         out.print(f"added {written.games} games to lake {where} ({len(written.files)} new files)")
+    elif written.behind:
+        out.print(f"nothing was written to lake {where}")
     elif written.chosen:
         out.print(f"lake {where} holds every chosen game already; nothing was written")
     else:

@@ -26,6 +26,7 @@ from loom.replay.columns import select_list
 from loom.replay.connection import MEMORY, Connection
 from loom.replay.export import LAST_ID, Selection, choose, pages
 from loom.replay.logfile import import_file
+from loom.replay.projector import project
 from loom.replay.records import NewGame
 from loom.replay.store import Store
 from loom.replay.writing import add_games
@@ -52,6 +53,9 @@ class LakeWrite:
     chosen: int
     games: int
     files: tuple[str, ...]
+    behind: int = 0
+    """Chosen games left out because the projector had not brought them (or a game they branch from) to their last
+    event: a lake never rewrites a game, so it takes a game's facts whole or not at all."""
 
 
 def files_of(lake: Path, table: str) -> str:
@@ -73,13 +77,17 @@ def _checked(lake: Path) -> Path:
 
 
 def write_lake(store: Store, lake: Path, selection: Selection) -> LakeWrite:
-    """Add the selected games (and the games they branch from) that the lake lacks; nothing old is rewritten."""
+    """Add the selected games (and the games they branch from) that the lake lacks; nothing old is rewritten. A game
+    the projector has not brought to its last event is left out (counted in `behind`); on a writable store the
+    projector catches up first."""
     lake = _checked(lake)
     if (lake / IDS).is_dir():
         raise LakeError(
             f"lake {lake} holds simulated games (logs simulate --lake), whose ids are its own: export a store's games "
             "to a lake of their own"
         )
+    if not store.read_only:
+        project(store)  # a lake takes a game's facts whole: the projector finishes them first where it may write
     db = store.db
     if has_files(lake, "games"):
         db.all(queries.lake_games(files_of(lake, "games")))
@@ -94,11 +102,13 @@ def write_lake(store: Store, lake: Path, selection: Selection) -> LakeWrite:
             )
         chosen = choose(db, selection, with_ancestors=True)
         db.all(queries.LEAVE_OUT_LAKE_GAMES)
+        new = int(db.one(queries.EXPORT_COUNT)[0])
+        db.all(queries.LEAVE_OUT_BEHIND)
         count = int(db.one(queries.EXPORT_COUNT)[0])
         run = uuid.uuid4().hex
         if count == 0:
-            return LakeWrite(run, chosen, 0, ())
-        return LakeWrite(run, chosen, count, _write_run(db, lake, run))
+            return LakeWrite(run, chosen, 0, (), new - count)
+        return LakeWrite(run, chosen, count, _write_run(db, lake, run), new - count)
     finally:
         db.all(queries.DROP_EXPORT_CHOSEN)
         db.all(queries.DROP_LAKE_GAMES)
@@ -128,19 +138,32 @@ def _write_run(db: Connection, lake: Path, run: str, cancelled: Path | None = No
     return tuple(moved)
 
 
-def open_lake(lake: Path) -> Connection:
-    """An in-memory DuckDB with views games, seats and events over the lake's files, named and typed as a store's."""
+def open_lake(lake: Path, threads: int | None = None) -> Connection:
+    """An in-memory DuckDB with a view per lake table (games, seats, events, results, the facts) over the lake's
+    files, named and typed as a store's, and the view `projected`: every lake game's facts reach its last event."""
     lake = _checked(lake)
     if not has_files(lake, "games"):
         raise LakeError(f"no lake at {lake}: it holds no games/**/*.parquet (logs export --format parquet makes one)")
     db = Connection.open(MEMORY, read_only=False)
     try:
-        for table in ("games", "seats", "events"):
-            db.all(queries.lake_view(table, files_of(lake, table), select_list(table)))
+        if threads:
+            db.set_threads(threads)
+        for table in queries.LAKE_TABLES:
+            if has_files(lake, table):
+                db.all(queries.lake_view(table, files_of(lake, table), select_list(table)))
+            else:  # a lake of games without a row there (no finished game has results): the store's empty table
+                db.all(queries.empty_lake_view(table))
+        db.all(queries.LAKE_PROJECTED)
     except BaseException:
         db.close()
         raise
     return db
+
+
+def lake_store(lake: Path, threads: int | None = None) -> Store:
+    """The lake as a read-only Store for the readers that take one (the dashboard's report): its queries run
+    unchanged over the lake's views (open_lake), nothing is replayed."""
+    return Store(open_lake(lake, threads), read_only=True)
 
 
 def import_lake(store: Store, lake: Path, selection: Selection) -> dict[int, int]:

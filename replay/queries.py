@@ -431,6 +431,29 @@ CREATE OR REPLACE VIEW {table} AS SELECT {columns}
 FROM read_parquet({literal(files)}, hive_partitioning = true, hive_types = {{'game': VARCHAR, 'month': VARCHAR}})"""
 
 
+_SQL_TYPES = {
+    "int": "INTEGER",
+    "bigint": "BIGINT",
+    "str": "VARCHAR",
+    "bool": "BOOLEAN",
+    "float": "DOUBLE",
+    "datetime": "TIMESTAMPTZ",
+}
+
+
+def empty_lake_view(table: str) -> str:
+    """A view named like the store's table, with its columns and types, for a lake that holds no file of it."""
+    if table not in LAKE_TABLES:
+        raise ValueError(f"{table!r} is not a lake table")
+    columns = ", ".join(f"NULL::{_SQL_TYPES[c.kind]} AS {c.name}" for c in tables()[table])
+    return f"CREATE OR REPLACE VIEW {table} AS SELECT {columns} WHERE false"
+
+
+# A lake holds a game's facts only up to its last event (an export writes the facts of projected games only; a
+# simulation takes them as it plays): every lake game is projected, as the report's CHOOSE_GAMES asks.
+LAKE_PROJECTED = "CREATE OR REPLACE VIEW projected AS SELECT id AS game_id, last_seq AS seq FROM games"
+
+
 def lake_games(files: str) -> str:
     """The games a lake holds already: id, kind, seed and creation time (to tell them from another store's)."""
     return f"""
@@ -471,6 +494,18 @@ WHERE g.last_seq > {PROJECTED_AT} AND g.status = 'finished' AND g.parent_id IS N
 """
 COUNT_BEHIND = f"""
 SELECT count(*) FROM games g WHERE g.last_seq > {PROJECTED_AT}"""
+# A game the projector has not brought to its last event (and every branch of it) is left out of a lake export: the
+# lake never rewrites a game, so its facts would stay short for good. The next export, once projected, adds it.
+LEAVE_OUT_BEHIND = f"""
+DELETE FROM export_chosen WHERE id IN (
+    WITH RECURSIVE left_out(id) AS (
+        SELECT g.id FROM games g JOIN export_chosen c ON c.id = g.id WHERE g.last_seq > {PROJECTED_AT}
+        UNION
+        SELECT g.id FROM games g JOIN left_out l ON g.parent_id = l.id
+    )
+    SELECT id FROM left_out
+)
+"""
 # Root games from their first event: the events of many at once, in one scan of an id range.
 EVENTS_OF_GAMES = f"""
 SELECT game_id, {EVENT_COLUMNS} FROM events

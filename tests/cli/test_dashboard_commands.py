@@ -67,3 +67,19 @@ def test_dashboard_of_a_store_it_cannot_write_says_how_many_games_are_left_out(d
     assert code == 0, stderr
     assert "1 finished game is not projected yet" in stderr
     assert "1 finished Motto game" in page.read_text()
+
+
+def test_dashboard_from_a_lake_draws_the_games_exported_to_it(db: Path, tmp_path: Path) -> None:
+    lake, page = tmp_path / "lake", tmp_path / "report.html"
+    ok("export", "--format", "parquet", lake, "--db", db)
+    assert "wrote the dashboard to" in ok("dashboard", "--lake", lake, "-o", page)
+    assert "4 finished Motto games" in page.read_text()
+    ok("dashboard", "--lake", lake, "--bot", "greedy", "--game", "motto", "-o", page)
+    assert "with bot greedy" in page.read_text()
+    assert "no finished games to report on with bot nobody" in fails("dashboard", "--lake", lake, "--bot", "nobody")
+
+
+def test_dashboard_takes_a_lake_or_a_store_not_both(db: Path, tmp_path: Path) -> None:
+    assert "not both" in fails("dashboard", "--lake", tmp_path, "--db", db, "-o", tmp_path / "r.html")
+    assert "no lake at" in fails("dashboard", "--lake", tmp_path, "-o", tmp_path / "r.html")
+    assert not (tmp_path / "r.html").exists()

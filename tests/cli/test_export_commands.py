@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from loom.replay.store import Store
 from tests.cli.run import fails, logs, ok
 
 
@@ -64,3 +65,23 @@ def test_an_import_needs_one_source(db: Path, tmp_path: Path) -> None:
     assert "not both" in fails("import", tmp_path / "x.jsonl", "--lake", tmp_path, "--db", db)
     assert "a log file is imported whole" in fails("import", tmp_path / "x.jsonl", "--finished", "--db", db)
     assert "no lake at" in fails("import", "--lake", tmp_path, "--db", db)
+
+
+def test_a_lake_export_lets_the_projector_finish_imported_games_first(db: Path, tmp_path: Path) -> None:
+    log, copy, lake = tmp_path / "one.jsonl", tmp_path / "copy.duckdb", tmp_path / "lake"
+    ok("export", "1", "-o", log, "--db", db)
+    ok("import", log, "--db", copy)  # an import leaves the facts to the projector
+    assert said("export", "--format", "parquet", lake, "--db", copy).startswith("added 1 games to lake")
+    with Store.open(copy, read_only=True) as store:
+        assert store.games_behind() == 0
+
+
+def test_a_lake_export_leaves_out_games_it_cannot_let_the_projector_finish(db: Path, tmp_path: Path) -> None:
+    log, copy, lake = tmp_path / "one.jsonl", tmp_path / "copy.duckdb", tmp_path / "lake"
+    ok("export", "1", "-o", log, "--db", db)
+    ok("import", log, "--db", copy)
+    with Store.open(copy, read_only=True):  # a reader holds the file: the projector cannot run
+        code, stdout, stderr = logs("export", "--format", "parquet", lake, "--db", copy)
+    assert code == 0, stderr
+    assert "1 chosen game is not projected yet" in stderr and "nothing was written" in stdout
+    assert said("export", "--format", "parquet", lake, "--db", copy).startswith("added 1 games to lake")

@@ -15,6 +15,7 @@ from loom.engine.registry import get_game
 from loom.replay.branches import branch
 from loom.replay.export import Selection
 from loom.replay.lake import LakeError, import_lake, write_lake
+from loom.replay.projector import project
 from loom.replay.simulate import simulate
 from loom.replay.store import Store
 
@@ -163,3 +164,31 @@ def test_a_lake_import_is_all_or_nothing(store: Store, games: list[int], tmp_pat
 def test_a_folder_without_a_lake_is_refused(store: Store, tmp_path: Path) -> None:
     with pytest.raises(LakeError, match="no lake"):
         import_lake(store, tmp_path, Selection())
+
+
+def test_an_export_from_a_writable_store_lets_the_projector_finish_the_facts_first(
+    store: Store, games: list[int], tmp_path: Path
+) -> None:
+    assert store.games_behind() > 0  # simulate leaves the facts to the projector
+    written = write_lake(store, tmp_path / "lake", Selection())
+    assert (written.games, written.behind) == (len(games), 0)
+    assert store.games_behind() == 0
+    facts = query(tmp_path / "lake", "turn_facts", "SELECT count(*) FROM t")
+    assert facts == [(store.count("turn_facts"),)]
+
+
+def test_games_behind_the_projector_of_a_read_only_store_and_their_branches_are_left_out(tmp_path: Path) -> None:
+    path, lake = tmp_path / "loom.duckdb", tmp_path / "lake"
+    with Store.open(path) as store:
+        first = simulate(store, get_game("motto"), 2, ["greedy", "random", "random"], seed=5)
+        later = simulate(store, get_game("motto"), 1, ["greedy", "random", "random"], seed=6)
+        child = branch(store, later[0], 4, [], "greedy")
+        project(store)
+        store.con.execute("DELETE FROM projected WHERE game_id = ?", [later[0]])  # its branch is projected; it is not
+    with Store.open(path, read_only=True) as store:
+        written = write_lake(store, lake, Selection())
+    assert (written.games, written.behind) == (2, 2)
+    assert query(lake, "games", "SELECT id FROM t ORDER BY id") == [(first[0],), (first[1],)]
+    with Store.open(path) as store:  # once projected, the next export adds them
+        assert write_lake(store, lake, Selection()).games == 2
+    assert query(lake, "games", "SELECT id FROM t ORDER BY id") == [(first[0],), (first[1],), (later[0],), (child,)]
