@@ -119,7 +119,7 @@ def _most_common_players(seat_wins: pd.DataFrame) -> int:
     return int(per_count.idxmax())
 
 
-def _overview(reports: list[GameReport], selection: Selection) -> Section:
+def _overview(reports: list[GameReport], selection: Selection, behind: int) -> Section:
     """The report's opening lines: how many games of which, by how many players, recorded when."""
     games = sum(int(r.summary["games"]) for r in reports)
     first = min(r.summary["first"] for r in reports)
@@ -133,6 +133,14 @@ def _overview(reports: list[GameReport], selection: Selection) -> Section:
             f"{games:,} finished games{chosen}: {each}; {names:,} player names; recorded from {first:%Y-%m-%d %H:%M} "
             f"to {last:%Y-%m-%d %H:%M}. Branches are left out: they are what-ifs, not games anyone played.",
             "Hover over a figure for its numbers; figures are per game, since scores of different games differ.",
+            *(
+                [
+                    f"{behind:,} more finished game{'s are' if behind != 1 else ' is'} left out: the projector has not "
+                    "worked out their facts yet (a server's projector follows the games as they are recorded)."
+                ]
+                if behind
+                else []
+            ),
         ],
     )
 
@@ -146,5 +154,5 @@ def report_html(store: Store, game: str | None = None, since: datetime | None = 
         which = f"{game} " if game else ""
         raise LoomError(f"no finished {which}games to report on {selection.describe()}".strip())
     subtitle = selection.describe()
-    sections = [_overview(reports, selection), *(r.section for r in reports)]
+    sections = [_overview(reports, selection, store.report_behind(game)), *(r.section for r in reports)]
     return page(f"Loom dashboard{': ' + subtitle if subtitle else ''}", sections)

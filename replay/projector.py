@@ -189,7 +189,7 @@ class Following:
     def __init__(self, store: Store) -> None:
         self.projector = Projector(store.cursor())
         self._woken = threading.Event()
-        self._stopped = threading.Event()
+        self._hurried = threading.Event()
         self._stopping = False
         self._thread = threading.Thread(target=self._run, name="loom-projector", daemon=True)
 
@@ -205,10 +205,15 @@ class Following:
         """New events were committed: project them soon. Never waits."""
         self._woken.set()
 
+    def hurry(self) -> None:
+        """A reader waits for the facts: project now, without letting more appends gather. Never waits."""
+        self._hurried.set()
+        self._woken.set()
+
     def stop(self) -> None:
         """Finish the batch under way (committed or not at all), end the thread, close its cursor."""
         self._stopping = True
-        self._stopped.set()
+        self._hurried.set()
         self._woken.set()
         self._thread.join()
         self.projector.store.close()
@@ -217,7 +222,8 @@ class Following:
         failed = False
         while True:
             self._woken.wait(RETRY if failed else None)
-            self._stopped.wait(SETTLE)
+            self._hurried.wait(SETTLE)  # set by hurry(), and by stop()
+            self._hurried.clear()
             self._woken.clear()
             if self._stopping:
                 return

@@ -7,6 +7,7 @@ table token or the admin token. Every page has a Content-Security-Policy that ru
 
 from __future__ import annotations
 
+import time
 from datetime import datetime
 from typing import Annotated
 
@@ -20,6 +21,10 @@ from loom.service.errors import PagesMissing
 from loom.service.headers import html_page
 from loom.service.reading import viewer_of
 from loom.service.views import OMNISCIENT, PUBLIC
+
+CATCH_UP = 5.0
+"""Seconds the dashboard waits at most for the projector to reach the games it reports on; past that, the page says
+how many it left out."""
 
 router = APIRouter(tags=["pages"])
 Svc = Annotated[Service, Depends(service_of)]
@@ -53,7 +58,13 @@ def dashboard(
     except ImportError as error:
         raise PagesMissing(f"the dashboards are not available on this server ({error})") from None
     since = since.astimezone() if since else None  # a date without a zone is the server's local time, as the CLI's
-    return html_page(report_html(service.db.reader(), game=game, since=since, bot=bot))
+    reader = service.db.reader()
+    if reader.report_behind(game):  # the games just recorded: their facts follow within a moment
+        service.db.projector.hurry()
+        deadline = time.monotonic() + CATCH_UP
+        while reader.report_behind(game) and time.monotonic() < deadline:
+            time.sleep(0.05)
+    return html_page(report_html(reader, game=game, since=since, bot=bot))
 
 
 @router.get("/games/{game_id}/replay", response_class=HTMLResponse)

@@ -6,11 +6,17 @@ import time
 from functools import partial
 from pathlib import Path
 
+import httpx
+
 from loom.engine.registry import get_game
 from loom.replay.live import add_game, append_played, dealt_game, played_action
 from loom.replay.projections import rebuild
+from loom.replay.simulate import simulate
 from loom.replay.store import Seat, Store
 from loom.service.database import Database
+from loom.service.server import free_port, running
+from loom.service.settings import Settings
+from tests.service.client import ADMIN
 
 FACTS = ("SELECT * FROM turn_facts ORDER BY ALL", "SELECT * FROM game_facts ORDER BY ALL")
 WAIT = 30.0
@@ -67,3 +73,14 @@ def test_the_servers_projector_catches_up_with_games_left_behind_when_it_starts(
         assert database.reader().con.execute("SELECT seq FROM projected WHERE game_id = ?", [game_id]).fetchall()
     finally:
         database.close()
+
+
+def test_the_served_dashboard_waits_for_the_projector_to_reach_the_games_just_recorded(tmp_path: Path) -> None:
+    path = tmp_path / "served.duckdb"
+    with Store.open(path) as store:
+        simulate(store, get_game("motto"), 3, ["greedy", "random"], seed=1)
+        assert store.report_behind() == 3  # recorded without their facts: the projector's to work out
+    with running(Settings(str(path), port=free_port(), admin_token=ADMIN)) as base:
+        page = httpx.get(f"{base}/dashboard", timeout=WAIT)
+    assert page.status_code == 200
+    assert "3 finished games" in page.text and "more finished game" not in page.text
