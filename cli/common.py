@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from loom.events.base import LoomError
 from loom.replay.readers import open_reading
@@ -22,6 +24,23 @@ F = TypeVar("F", bound=Callable[..., Any])
 # console turns `:name:` codes into emoji.
 out = Console(highlight=False, emoji=False)
 err = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
+
+
+@contextmanager
+def progress_bar(what: str, total: int) -> Iterator[Callable[[int], None]]:
+    """A bar of `total` games on stderr, drawn only on a terminal and gone when done: `advance(n)` moves it."""
+    with Progress(
+        TextColumn(f"[bold]{what}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=err,
+        disable=not err.is_terminal,
+        transient=True,
+    ) as progress:
+        task = progress.add_task(what, total=total)
+        yield lambda done: progress.advance(task, done)
+
 
 Db = Annotated[
     Path | None,

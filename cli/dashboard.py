@@ -11,8 +11,7 @@ import typer
 from rich.markup import escape
 
 from loom.cli.app import app
-from loom.cli.common import Db, err, fails_cleanly, open_store, out, write_page
-from loom.cli.logfiles import projecting
+from loom.cli.common import Db, err, fails_cleanly, open_store, out, progress_bar, write_page
 from loom.events.base import LoomError
 from loom.replay.projector import project
 from loom.replay.store import Store, StoreError, default_db
@@ -83,5 +82,5 @@ def catch_up(db: Path | None) -> None:
     with store:
         behind = store.games_behind()
         if behind:
-            with projecting(behind, "projecting") as progress:
+            with progress_bar("projecting", behind) as progress:
                 project(store, progress)

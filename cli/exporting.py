@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
@@ -14,10 +12,9 @@ from typing import IO, Annotated
 
 import typer
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from loom.cli.app import app
-from loom.cli.common import Db, err, fails_cleanly, open_store, out, print_json
+from loom.cli.common import Db, err, fails_cleanly, open_store, out, print_json, progress_bar
 from loom.events.base import LoomError
 from loom.replay.export import BadSelection, Selection, choose, pages, parse_ranges
 from loom.replay.store import Store
@@ -161,26 +158,12 @@ def _no_game(store: Store, chosen: Selection) -> None:
 def _stream(store: Store, file: IO[str], count: int) -> int:
     """Write every chosen game's lines, a page at a time; how many events."""
     events = 0
-    with _progress(count) as advance:
+    with progress_bar("exporting", count) as advance:
         for page in pages(store.db):
             file.write("".join(line + "\n" for _, lines in page for line in lines))
             events += sum(len(lines) - 1 for _, lines in page)
             advance(len(page))
     return events
-
-
-@contextmanager
-def _progress(total: int) -> Iterator[Callable[[int], None]]:
-    """A progress bar of games on stderr when it is a terminal; `advance(n)` moves it."""
-    if not err.is_terminal:
-        yield lambda _: None
-        return
-    bar = Progress(
-        TextColumn("exporting"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=err, transient=True
-    )
-    task = bar.add_task("games", total=total)
-    with bar:
-        yield lambda n: bar.advance(task, n)
 
 
 def _export_lake(db: Path | None, lake: Path, chosen: Selection) -> None:

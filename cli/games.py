@@ -8,11 +8,10 @@ from typing import Annotated
 
 import typer
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
 from loom.cli.app import app
-from loom.cli.common import AsJson, Db, fails_cleanly, open_store, out, print_json
+from loom.cli.common import AsJson, Db, fails_cleanly, open_store, out, print_json, progress_bar
 from loom.engine.registry import get_game, with_budget
 from loom.replay.game_json import game_json
 from loom.replay.live import Filter, find_games
@@ -58,20 +57,8 @@ def simulate_command(
 
         simulate_lake(rules, games, bots, seed, cluster, lake, workers, chunk, as_json)
         return
-    with (
-        open_store(db) as store,
-        Progress(
-            TextColumn("[bold]simulating"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeRemainingColumn(),
-            console=out,
-            disable=as_json,
-            transient=True,
-        ) as progress,
-    ):
-        task = progress.add_task(game, total=games)
-        ids = simulate(store, rules, games, bots, seed, lambda done: progress.advance(task, done), workers or 1)
+    with open_store(db) as store, progress_bar("simulating", games) as progress:
+        ids = simulate(store, rules, games, bots, seed, progress, workers or 1)
     if as_json:
         print_json({"ids": ids})
     else:

@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from loom.cli.app import app
-from loom.cli.common import AsJson, Db, fails_cleanly, open_store, out, print_json
+from loom.cli.common import AsJson, Db, fails_cleanly, open_store, out, print_json, progress_bar
 from loom.cli.exporting import (
     Bot,
     Branches,
@@ -69,26 +66,10 @@ def import_command(
         out.print(f"imported {len(ids)} game{'s' if len(ids) != 1 else ''}: ids {', '.join(map(str, ids))}")
 
 
-@contextmanager
-def projecting(games: int, what: str) -> Iterator[Callable[[int], None]]:
-    """A progress bar of the projector's games on a terminal (none elsewhere): what to tell of each batch."""
-    with Progress(
-        TextColumn(f"[bold]{what}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=out,
-        disable=not out.is_terminal,
-        transient=True,
-    ) as progress:
-        task = progress.add_task("games", total=games)
-        yield lambda done: progress.advance(task, done)
-
-
 @app.command("rebuild")
 @fails_cleanly
 def rebuild_command(db: Db = None) -> None:
     """Recompute the projections (results, turn facts, game facts) of every game from its events."""
-    with open_store(db) as store, projecting(store.count("games"), "rebuilding") as progress:
+    with open_store(db) as store, progress_bar("rebuilding", store.count("games")) as progress:
         count = rebuild(store, progress)
     out.print(f"rebuilt the projections of {count} games")

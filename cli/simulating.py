@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager, nullcontext
+from contextlib import nullcontext
 from pathlib import Path
 
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from loom.cli.common import err, out, print_json
+from loom.cli.common import out, print_json, progress_bar
 from loom.engine.protocol import Game
 from loom.events.base import LoomError
 from loom.replay.cluster import LOCAL, LakeSimulation, connect, discard_run, new_run, simulate_to_lake
@@ -38,7 +36,7 @@ def simulate_lake(
     client_of = connect(cluster, workers) if cluster is not None else nullcontext(None)
     run = new_run()
     try:
-        with client_of as client, _progress(games) as advance:
+        with client_of as client, progress_bar("simulating", games) as advance:
             done = simulate_to_lake(lake, rules, games, bots, seed, client, chunk, advance, run)
     except BaseException:
         if cluster == LOCAL:  # its workers are gone with it: nothing of the run is still being written
@@ -57,22 +55,3 @@ def _report(rules: Game, lake: Path, done: LakeSimulation, as_json: bool) -> Non
         f"recorded {done.games} {escape(rules.title)} games into lake {escape(str(lake))}: ids {ids[0]} to {ids[-1]} "
         f"({files} new files)"
     )
-
-
-@contextmanager
-def _progress(total: int) -> Iterator[Callable[[int], None]]:
-    """A progress bar of games, moved as each chunk is in the lake, on stderr when it is a terminal."""
-    if not err.is_terminal:
-        yield lambda _: None
-        return
-    bar = Progress(
-        TextColumn("[bold]simulating"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=err,
-        transient=True,
-    )
-    task = bar.add_task("games", total=total)
-    with bar:
-        yield lambda n: bar.advance(task, n)
