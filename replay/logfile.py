@@ -12,7 +12,6 @@ import json
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
 from random import SystemRandom
 from typing import IO, Any
 
@@ -315,7 +314,6 @@ def check_chunk(chunk: tuple[int, str]) -> Batch:
 
 def batch_of(games: Sequence[NewGame]) -> Batch:
     """New games as Arrow tables of rows (events, seats, snapshots, results), their ids numbered from 0."""
-    now = datetime.now(UTC)
     local = range(len(games))
     events: dict[str, list[Any]] = {"game_id": [], **{name: [] for name in writing.EVENT_FIELDS}}
     snapshots: dict[str, list[Any]] = {name: [] for name in ("game_id", "seq", "turn", "rules_version", "state")}
@@ -335,20 +333,7 @@ def batch_of(games: Sequence[NewGame]) -> Batch:
             seats["seat"].append(seat)
             seats["name"].append(who.name)
             seats["bot"].append(who.bot)
-    row: dict[str, list[Any]] = {
-        "id": list(local),
-        "game": [g.game for g in games],
-        "players": [len(g.seats) for g in games],
-        "status": [g.status for g in games],
-        "source": [g.source for g in games],
-        "parent_id": [g.parent_id for g in games],
-        "fork_seq": [g.fork_seq for g in games],
-        "last_seq": [g.events.seq[-1] if g.events else (g.fork_seq or 0) for g in games],
-        "turns": [g.turns for g in games],
-        "seed": [g.seed for g in games],
-        "rules_version": [g.rules_version for g in games],
-        "created_at": [now] * len(games),
-    }
+    row = writing.game_columns(local, games)
     results = by_column(StoredResult._fields, results_of(local, [g.results for g in games]))
     tables: dict[str, dict[str, list[Any]]] = {
         "games": row,

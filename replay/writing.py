@@ -145,10 +145,11 @@ def append(
     return last
 
 
-def _insert_games(db: Connection, ids: list[int], new: Sequence[NewGame]) -> None:
+def game_columns(ids: Sequence[int], new: Sequence[NewGame]) -> dict[str, list[Any]]:
+    """The rows of the games table for new games with these ids, column by column (recorded now)."""
     now = datetime.now(UTC)
-    games: dict[str, list[Any]] = {
-        "id": ids,
+    return {
+        "id": list(ids),
         "game": [g.game for g in new],
         "players": [len(g.seats) for g in new],
         "status": [g.status for g in new],
@@ -161,6 +162,10 @@ def _insert_games(db: Connection, ids: list[int], new: Sequence[NewGame]) -> Non
         "rules_version": [g.rules_version for g in new],
         "created_at": [now] * len(new),
     }
+
+
+def _insert_games(db: Connection, ids: list[int], new: Sequence[NewGame]) -> None:
+    games = game_columns(ids, new)
     seats = [(i, s, seat) for i, g in zip(ids, new) for s, seat in enumerate(g.seats)]
     db.insert("games", arrow_table("games", games))
     db.insert(
