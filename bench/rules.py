@@ -1,9 +1,10 @@
 """The rules alone: `engine.play.record` (check an event, apply it, work out its turn) over simulated games, per game.
 
-Each game's events are simulated first (three seats: one greedy bot and random ones, as in bench/import_log.py, seeds fixed, so every tree plays the same
-games), then folded again from the blank state by `record` alone, timed in process time (best of `--repeat`). The
-last line per game is a fingerprint of every step and final state: two trees whose rules behave the same print the
-same fingerprint. To compare two trees in one run, run the script once with each tree's interpreter:
+Each game's events are simulated first (three seats: one greedy bot and random ones, as in bench/import_log.py;
+seeds fixed, so every tree plays the same games), then folded again from the blank state by `record` alone, timed
+in process time (best of `--repeat`). Each line ends with a fingerprint of every step and final state: two trees
+whose rules behave the same print the same fingerprint. To compare two trees in one run, run the script once with
+each tree's interpreter:
 
     /work/main/.venv/bin/python bench/rules.py && .venv/bin/python bench/rules.py
     .venv/bin/python bench/rules.py --profile motto     # and cProfile the fold of that game
@@ -30,7 +31,10 @@ def played(name: str, games: int, seats: int) -> list[list[Any]]:
     game = get_game(name)
     seats = max(game.min_players, min(seats, game.max_players))
     return [
-        [step.payload for step in play_one(game, ["greedy"] + ["random"] * (seats - 1), f"rules/{k}", taking=False).steps]
+        [
+            step.payload
+            for step in play_one(game, ["greedy"] + ["random"] * (seats - 1), f"rules/{k}", taking=False).steps
+        ]
         for k in range(games)
     ]
 

@@ -11,6 +11,7 @@ from random import Random
 from typing import Any, Protocol
 
 from loom.engine.protocol import CHANCE_TO_MOVE, AnyGame, Bot
+from loom.engine.state import maker
 from loom.events.base import IllegalAction, Payload
 
 MAX_TURNS = 10_000
@@ -24,6 +25,10 @@ class Step:
     turn: int
     actor: int | None
     payload: Payload
+
+
+_step = maker(Step)
+"""`Step(turn, actor, payload)` at half the cost: `record` makes one per event."""
 
 
 class Watcher(Protocol):
@@ -55,7 +60,7 @@ def record(game: AnyGame, state: Any, payload: Payload) -> tuple[Any, Step]:
     elif mover == CHANCE_TO_MOVE:
         raise IllegalAction(f"{payload.TYPE} is a player's, but chance must act first")
     game.check(state, payload)
-    step = Step(game.next_turn(state, by_chance), None if by_chance else mover, payload)
+    step = _step(game.next_turn(state, by_chance), None if by_chance else mover, payload)
     return game.apply(state, payload), step
 
 

@@ -49,10 +49,7 @@ def _payable(need: tuple[int, ...], same: int, left: list[int]) -> bool:
     # Plain loops, no generators: the end of every turn asks this of the layout's cards (`stalled`).
     fish = left[FISH]
     if same:
-        for c in range(N_COMMODITIES):
-            if left[c] + (fish if c != FISH else 0) >= same:
-                return True
-        return False
+        return any(left[c] + (fish if c != FISH else 0) >= same for c in range(N_COMMODITIES))
     for c in range(N_COMMODITIES, len(HAND_CARDS)):
         if left[c] < need[c]:
             return False

@@ -1,4 +1,5 @@
-"""engine/state.py: `evolver` is `dataclasses.replace` for the frozen, slotted state classes, only faster."""
+"""engine/state.py: `evolver` and `maker` are `dataclasses.replace` and the constructor of a frozen, slotted
+class, only faster."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import dataclasses
 
 import pytest
 
-from loom.engine.state import evolver
+from loom.engine.state import evolver, maker
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -45,3 +46,12 @@ def test_a_field_the_state_does_not_have_is_a_type_error() -> None:
 
 def test_every_field_may_be_given_none() -> None:
     assert evolver(Position)(Position(over=True), over=None).over is None
+
+
+@pytest.mark.parametrize("cls", [Position, Extended])
+def test_a_made_instance_equals_the_constructed_one_and_is_frozen(cls: type) -> None:
+    values = [f"value of {f.name}" for f in dataclasses.fields(cls)]
+    made = maker(cls)(*values)
+    assert made == cls(*values) and type(made) is cls
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.seat = 5
