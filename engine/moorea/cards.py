@@ -298,7 +298,7 @@ def hand_cards(names: object) -> tuple[int, ...]:
     """The hand-card codes of a list of names, sorted."""
     if not isinstance(names, list | tuple):
         raise IllegalAction(f"expected a list of cards, got {names!r}")
-    return tuple(sorted(hand_card(name) for name in names))
+    return tuple(sorted(map(hand_card, names)))
 
 
 def product(name: object) -> int:
