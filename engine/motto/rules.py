@@ -188,8 +188,9 @@ def _reshuffled(state: MottoState, event: DiscardReshuffled) -> MottoState:
 
 def tokens_won(stacks: tuple[int, ...], played: tuple[int, int, int]) -> tuple[tuple[int, int], ...]:
     """T5: the top token (value, points) of each shared value's stack; an empty stack gives nothing."""
+    # Lists made whole, not generators: cheaper for the one to three items (checking every play asks this).
     return tuple(
-        (value, TOKEN_POINTS[len(TOKEN_POINTS) - stacks[value]]) for value in shared_values(*played) if stacks[value]
+        [(value, TOKEN_POINTS[len(TOKEN_POINTS) - stacks[value]]) for value in shared_values(*played) if stacks[value]]
     )
 
 
@@ -209,7 +210,7 @@ def _check_played(state: MottoState, event: CardsPlayed) -> None:
 
 def _played(state: MottoState, event: CardsPlayed) -> MottoState:
     played, seat = cards(event.cards), state.seat
-    won = tuple((VALUE_BY_NAME[value], points) for value, points in event.tokens)
+    won = tuple([(VALUE_BY_NAME[value], points) for value, points in event.tokens])
     stacks = state.stacks
     if won:
         left = list(stacks)
@@ -328,4 +329,4 @@ def _set(row: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
 
 
 def token_names(won: tuple[tuple[int, int], ...]) -> tuple[tuple[str, int], ...]:
-    return tuple((VALUES[value], points) for value, points in won)
+    return tuple([(VALUES[value], points) for value, points in won])
