@@ -22,8 +22,9 @@ def _twin(cls: type, names: list[str]) -> type | None:
     each slot through a call (`object.__setattr__`, as a frozen dataclass's `__init__` does, or the slot's own
     `__set__`): the only ways the frozen class leaves."""
     twin = type(f"_Mutable{cls.__name__}", (), {"__slots__": tuple(names)})
+    probe: Any = object.__new__(twin)
     try:
-        object.__new__(twin).__class__ = cls
+        probe.__class__ = cls
     except TypeError:
         return None
     return twin
