@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bisect import insort
+from bisect import bisect_right, insort
 from collections.abc import Iterable, Sequence
 
 
@@ -22,6 +22,9 @@ def without_all(cards: tuple[int, ...], removed: Iterable[int]) -> tuple[int, ..
 
 def with_sorted(cards: tuple[int, ...], *added: int) -> tuple[int, ...]:
     """A sorted tuple `cards` with `added` inserted in order."""
+    if len(added) == 1:  # the usual case (a card drawn or taken): two slices, no list
+        i = bisect_right(cards, added[0])
+        return cards[:i] + added + cards[i:]
     out = list(cards)
     for card in added:
         insort(out, card)

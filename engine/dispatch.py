@@ -38,13 +38,16 @@ def event_rules(
     checks = {cls: own_check for cls, (own_check, _) in table.items()}
     applies = {cls: own_apply for cls, (_, own_apply) in table.items()}
 
+    stages = len(setup)
+
     def check(state: S, event: Payload) -> None:
         """Raise IllegalAction if `event` cannot come next."""
-        own = checks.get(type(event))
+        cls = type(event)
+        own = checks.get(cls)
         if own is None:
             raise IllegalAction(f"{event.TYPE} is not a {title} event")
         stage = setup_done(state)
-        if stage < len(setup) and type(event) is not setup[stage][0]:
+        if stage < stages and cls is not setup[stage][0]:
             raise IllegalAction(setup[stage][1])
         if over is not None and over(state, event):
             raise IllegalAction("the game is over")

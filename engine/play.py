@@ -11,6 +11,7 @@ from random import Random
 from typing import Any, Protocol
 
 from loom.engine.protocol import CHANCE_TO_MOVE, AnyGame, Bot
+from loom.engine.state import maker
 from loom.events.base import IllegalAction, Payload
 
 MAX_TURNS = 10_000
@@ -24,6 +25,10 @@ class Step:
     turn: int
     actor: int | None
     payload: Payload
+
+
+_step = maker(Step)
+"""`Step(turn, actor, payload)` at half the cost: `record` makes one per event."""
 
 
 class Watcher(Protocol):
@@ -48,12 +53,14 @@ def record(game: AnyGame, state: Any, payload: Payload) -> tuple[Any, Step]:
     mover = game.to_move(state)
     if mover is None:
         raise IllegalAction("the game is over")
-    if payload.BY_CHANCE and mover != CHANCE_TO_MOVE:
-        raise IllegalAction(f"{payload.TYPE} is chance's, but seat {mover} is to act")
-    if not payload.BY_CHANCE and mover == CHANCE_TO_MOVE:
+    by_chance = payload.BY_CHANCE
+    if by_chance:
+        if mover != CHANCE_TO_MOVE:
+            raise IllegalAction(f"{payload.TYPE} is chance's, but seat {mover} is to act")
+    elif mover == CHANCE_TO_MOVE:
         raise IllegalAction(f"{payload.TYPE} is a player's, but chance must act first")
     game.check(state, payload)
-    step = Step(game.next_turn(state, payload.BY_CHANCE), None if payload.BY_CHANCE else mover, payload)
+    step = _step(game.next_turn(state, by_chance), None if by_chance else mover, payload)
     return game.apply(state, payload), step
 
 

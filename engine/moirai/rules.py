@@ -96,7 +96,7 @@ def _objectives(state: MoiraiState, event: ObjectivesDrawn) -> MoiraiState:
 def _check_unseen(state: MoiraiState, cards: Sequence[int], what: str) -> None:
     """Cards named by chance or a drawer: the next ones of a known deck, else distinct cards nobody has named yet.
     The deck is hidden from every seat: a refusal names only the cards the event gave, never the deck's."""
-    named = [card(c) for c in cards]
+    named = list(map(card, cards))
     if state.deck_ordered:
         if tuple(named) != state.deck[: len(named)]:
             raise IllegalAction(f"{what} are not the next cards of the deck")

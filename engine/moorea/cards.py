@@ -279,8 +279,15 @@ def hand_card(name: object) -> int:
         raise IllegalAction(f"{name!r} is not a Moorea hand card; they are {', '.join(HAND_CARDS)}") from None
 
 
+_COMMODITY_BY_NAME = {name: code for code, name in enumerate(COMMODITIES)}
+
+
 def commodity(name: object) -> int:
     """The commodity called `name`, or IllegalAction."""
+    try:  # one look-up for a commodity (every chance event names one); anything else is refused below
+        return _COMMODITY_BY_NAME[name]  # type: ignore[index]
+    except (KeyError, TypeError):
+        pass
     code = hand_card(name)
     if code >= len(COMMODITIES):
         raise IllegalAction(f"{name} is a product, not a commodity card")
@@ -291,7 +298,7 @@ def hand_cards(names: object) -> tuple[int, ...]:
     """The hand-card codes of a list of names, sorted."""
     if not isinstance(names, list | tuple):
         raise IllegalAction(f"expected a list of cards, got {names!r}")
-    return tuple(sorted(hand_card(name) for name in names))
+    return tuple(sorted(map(hand_card, names)))
 
 
 def product(name: object) -> int:

@@ -110,7 +110,7 @@ def _check_started(state: MooreaState, event: GameStarted) -> None:
     if state.players:
         raise IllegalAction("the game has already started")
     _check_players(len(event.players))
-    if event.deck is not None and tuple(sorted(commodity(c) for c in event.deck)) != FULL_DECK:
+    if event.deck is not None and tuple(sorted(map(commodity, event.deck))) != FULL_DECK:
         raise IllegalAction("the deck must hold 15 cards of each commodity (R3)")
     if event.pile is not None:
         pile = [product(p) for p in event.pile]
@@ -130,7 +130,7 @@ def _started(state: MooreaState, event: GameStarted) -> MooreaState:
         tools=((),) * seats,
         owned=((),) * seats,
         laid=((),) * seats,
-        deck=FULL_DECK if event.deck is None else tuple(commodity(c) for c in event.deck),
+        deck=FULL_DECK if event.deck is None else tuple(map(commodity, event.deck)),
         deck_ordered=event.deck is not None,
         pile=in_game(seats) if event.pile is None else tuple(product(p) for p in event.pile),
         pile_ordered=event.pile is not None,
@@ -236,14 +236,14 @@ def _laid_out(state: MooreaState, event: ProductLaidOut) -> MooreaState:
 def _check_reshuffled(state: MooreaState, event: DiscardReshuffled) -> None:
     if state.deck or not state.discard:
         raise IllegalAction("the discard pile is reshuffled only when the commodity deck is empty (R4)")
-    if event.deck is not None and sorted(commodity(c) for c in event.deck) != sorted(state.discard):
+    if event.deck is not None and sorted(map(commodity, event.deck)) != sorted(state.discard):
         raise IllegalAction("the new deck must hold exactly the cards of the discard pile")
 
 
 def _reshuffled(state: MooreaState, event: DiscardReshuffled) -> MooreaState:
     if event.deck is None:
         return replace(state, deck=tuple(sorted(state.discard)), deck_ordered=False, discard=())
-    return replace(state, deck=tuple(commodity(c) for c in event.deck), deck_ordered=True, discard=())
+    return replace(state, deck=tuple(map(commodity, event.deck)), deck_ordered=True, discard=())
 
 
 # --- A turn: the compulsory draw (R4) ------------------------------------------------------------------------------

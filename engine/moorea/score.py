@@ -6,6 +6,8 @@ from loom.engine.moorea.cards import CARDS, FISH, HAND_CARDS, N_COMMODITIES, NET
 from loom.engine.moorea.state import MooreaState, counts, product_payments, sites_of
 
 SITE_COMMODITIES = frozenset(p.produces for p in PRODUCTS if p.produces >= 0)
+_SAVED = tuple(int(c in SITE_COMMODITIES) for c in range(N_COMMODITIES))  # R6: what a site saves, per commodity
+_COPIES = [CARDS.commodity_copies[c] if c < N_COMMODITIES else 0 for c in range(len(HAND_CARDS))]
 
 # --- The stall rule (docs/log-format.md, Moorea) ------------------------------------------------------------------
 
@@ -20,7 +22,7 @@ def stalled(state: MooreaState) -> bool:
         return False
     if not (state.deck or state.discard or state.face_up) and not _anyone_can_buy(state):
         return True
-    left = [CARDS.commodity_copies[c] if c < N_COMMODITIES else 0 for c in range(len(HAND_CARDS))]
+    left = list(_COPIES)
     for seat_laid in state.laid:
         for _, code in seat_laid:
             if code < N_COMMODITIES:
@@ -44,13 +46,20 @@ def _anyone_can_buy(state: MooreaState) -> bool:
 
 
 def _payable(need: tuple[int, ...], same: int, left: list[int]) -> bool:
+    # Plain loops, no generators: the end of every turn asks this of the layout's cards (`stalled`).
     fish = left[FISH]
     if same:
         return any(left[c] + (fish if c != FISH else 0) >= same for c in range(N_COMMODITIES))
-    if any(left[c] < need[c] for c in range(N_COMMODITIES, len(HAND_CARDS))):
-        return False
-    short = sum(max(0, need[c] - (c in SITE_COMMODITIES) - left[c]) for c in range(N_COMMODITIES) if c != FISH)
-    return short + need[FISH] - (FISH in SITE_COMMODITIES) <= fish
+    for c in range(N_COMMODITIES, len(HAND_CARDS)):
+        if left[c] < need[c]:
+            return False
+    short = 0
+    for c in range(N_COMMODITIES):
+        if c != FISH:
+            lack = need[c] - _SAVED[c] - left[c]
+            if lack > 0:
+                short += lack
+    return short + need[FISH] - _SAVED[FISH] <= fish
 
 
 # --- Score (R11) ---------------------------------------------------------------------------------------------------

@@ -53,7 +53,7 @@ def cards(names: object) -> tuple[int, ...]:
     """The cards named in a list."""
     if not isinstance(names, list | tuple):
         raise IllegalAction(f"expected a list of cards, got {names!r}")
-    return tuple(card(name) for name in names)
+    return tuple(map(card, names))
 
 
 def _shared(a: int, b: int, c: int) -> tuple[int, ...]:

@@ -138,18 +138,24 @@ def _check_drew(state: MottoState, event: DeckCardDrawn) -> None:
 
 def _took(state: MottoState, event: PoolCardTaken) -> MottoState:
     taken, seat = card(event.card), state.seat
-    return _end_turn(
+    turn, next_seat, final_turns = _turn_ends(state)
+    return replace(
         state,
         pool=without(state.pool, taken),
         hands=_set(state.hands, seat, with_sorted(state.hands[seat], taken)),
         shown=_set(state.shown, seat, with_sorted(state.shown[seat], taken)),
+        turn=turn,
+        seat=next_seat,
+        final_turns=final_turns,
     )
 
 
 def _drew(state: MottoState, event: DeckCardDrawn) -> MottoState:
     drawn, seat = card(event.card), state.seat
     deck = state.deck[1:] if state.deck_ordered else without(state.deck, drawn)
-    return _end_turn(state, deck=deck, hands=_set(state.hands, seat, with_sorted(state.hands[seat], drawn)))
+    turn, next_seat, final_turns = _turn_ends(state)
+    hands = _set(state.hands, seat, with_sorted(state.hands[seat], drawn))
+    return replace(state, deck=deck, hands=hands, turn=turn, seat=next_seat, final_turns=final_turns)
 
 
 def _check_refilled(state: MottoState, event: PoolRefilled) -> None:
@@ -182,8 +188,9 @@ def _reshuffled(state: MottoState, event: DiscardReshuffled) -> MottoState:
 
 def tokens_won(stacks: tuple[int, ...], played: tuple[int, int, int]) -> tuple[tuple[int, int], ...]:
     """T5: the top token (value, points) of each shared value's stack; an empty stack gives nothing."""
+    # Lists made whole, not generators: cheaper for the one to three items (checking every play asks this).
     return tuple(
-        (value, TOKEN_POINTS[len(TOKEN_POINTS) - stacks[value]]) for value in shared_values(*played) if stacks[value]
+        [(value, TOKEN_POINTS[len(TOKEN_POINTS) - stacks[value]]) for value in shared_values(*played) if stacks[value]]
     )
 
 
@@ -196,28 +203,35 @@ def _check_played(state: MottoState, event: CardsPlayed) -> None:
     if not shared_values(*played):
         raise IllegalAction(f"{', '.join(event.cards)} share no symbol, number or colour (T5)")
     expected = token_names(tokens_won(state.stacks, played))  # type: ignore[arg-type]
-    if tuple(tuple(t) for t in event.tokens) != expected:
+    # Parsed logs hold tuples of tuples already, and those compare as they are; only other forms are rebuilt.
+    if event.tokens != expected and tuple(tuple(t) for t in event.tokens) != expected:
         raise IllegalAction(f"this play takes the tokens {list(expected)}, not {list(event.tokens)}")
 
 
 def _played(state: MottoState, event: CardsPlayed) -> MottoState:
     played, seat = cards(event.cards), state.seat
-    won = tuple((VALUE_BY_NAME[value], points) for value, points in event.tokens)
-    stacks = list(state.stacks)
-    for value, _ in won:
-        stacks[value] -= 1
+    won = tuple([(VALUE_BY_NAME[value], points) for value, points in event.tokens])
+    stacks = state.stacks
+    if won:
+        left = list(stacks)
+        for value, _ in won:
+            left[value] -= 1
+        stacks = tuple(left)
     shown = state.shown[seat]
     for c in played:
         if c in shown:
             shown = without(shown, c)
-    return _end_turn(
+    turn, next_seat, final_turns = _turn_ends(state, triggered=won != () and _large_and_medium_gone(stacks))
+    return replace(
         state,
-        triggered=won != () and _large_and_medium_gone(stacks),
         hands=_set(state.hands, seat, without_all(state.hands[seat], played)),
         shown=_set(state.shown, seat, shown),
         discard=state.discard + played,
-        stacks=tuple(stacks),
-        tokens=_set(state.tokens, seat, state.tokens[seat] + won),
+        stacks=stacks,
+        tokens=_set(state.tokens, seat, state.tokens[seat] + won) if won else state.tokens,
+        turn=turn,
+        seat=next_seat,
+        final_turns=final_turns,
     )
 
 
@@ -229,7 +243,8 @@ def _check_passed(state: MottoState, event: TurnPassed) -> None:
 
 
 def _passed(state: MottoState, event: TurnPassed) -> MottoState:
-    return _end_turn(state)
+    turn, next_seat, final_turns = _turn_ends(state)
+    return replace(state, turn=turn, seat=next_seat, final_turns=final_turns)
 
 
 # --- End of the game (T7) -------------------------------------------------------------------------------------------
@@ -239,18 +254,17 @@ def _large_and_medium_gone(stacks: list[int] | tuple[int, ...]) -> bool:
     return all(height <= 1 for height in stacks)
 
 
-def _end_turn(state: MottoState, *, triggered: bool = False, **changes: Any) -> MottoState:
-    """The state after the seat's turn, with `changes`. T7: the seat that takes the last large-or-medium token
-    plays no more; each other seat plays once more."""
+def _turn_ends(state: MottoState, *, triggered: bool = False) -> tuple[int, int, int | None]:
+    """The `turn`, `seat` and `final_turns` of the state after the seat's turn (each event of a turn sets them in its
+    one `replace`: cheaper than passing its changes on as keywords). T7: the seat that takes the last
+    large-or-medium token plays no more; each other seat plays once more."""
     if state.final_turns is not None:
         final_turns: int | None = state.final_turns - 1
     elif triggered:
         final_turns = len(state.players) - 1
     else:
         final_turns = None
-    return replace(
-        state, turn=state.turn + 1, seat=(state.seat + 1) % len(state.players), final_turns=final_turns, **changes
-    )
+    return state.turn + 1, (state.seat + 1) % len(state.players), final_turns
 
 
 # --- Who acts --------------------------------------------------------------------------------------------------------
@@ -315,4 +329,4 @@ def _set(row: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
 
 
 def token_names(won: tuple[tuple[int, int], ...]) -> tuple[tuple[str, int], ...]:
-    return tuple((VALUES[value], points) for value, points in won)
+    return tuple([(VALUES[value], points) for value, points in won])
