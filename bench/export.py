@@ -36,6 +36,7 @@ from loom.engine.registry import get_game  # noqa: E402
 from loom.replay.export import Selection, choose, pages  # noqa: E402
 from loom.replay.lake import import_lake, write_lake  # noqa: E402
 from loom.replay.logfile import export_lines, import_file  # noqa: E402
+from loom.replay.projector import project  # noqa: E402
 from loom.replay.simulate import lineup, simulate  # noqa: E402
 from loom.replay.store import Store  # noqa: E402
 
@@ -47,6 +48,8 @@ CLI_RUNS = 3  # `logs export ID` processes timed
 def build(path: Path, games: int, seed: int) -> None:
     """A store of `games` Motto games at `path`, unless it is there already."""
     if path.exists():
+        with Store.open(path) as store:  # one cached by an older run may have games behind the projector
+            project(store)
         return
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_suffix(".partial")
@@ -54,6 +57,7 @@ def build(path: Path, games: int, seed: int) -> None:
     game = get_game(GAME)
     with Store.open(partial) as store:
         simulate(store, game, games, lineup(game, len(BOTS), list(BOTS)), seed)
+        project(store)  # a lake takes only games whose facts are whole, as `logs export --format parquet` does
     partial.rename(path)
 
 
