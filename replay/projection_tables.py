@@ -89,13 +89,6 @@ def merged(db: Connection, game_id: int, facts: Facts) -> Facts:
     return replace(facts, turns=turns)
 
 
-def replace_results(db: Connection, rows: Sequence[StoredResult]) -> None:
-    """Rebuild the results projection from scratch with these rows."""
-    with db.written():
-        db.run(queries.DELETE_RESULTS)
-        insert_results(db, rows)
-
-
 def by_column(names: Sequence[str], rows: Sequence[Sequence[Any]]) -> dict[str, list[Any]]:
     """Rows (tuples in the order of `names`) as lists by column name, what an Arrow table is made of."""
     # A column at a time by itemgetter: several times faster than transposing with zip(*rows) for large batches.

@@ -93,7 +93,6 @@ def _staged(table: str) -> str:
     return table
 
 
-DELETE_RESULTS = "DELETE FROM results"
 TURN_DECISIONS = "SELECT seat, decisions, choices FROM turn_facts WHERE game_id = ? AND turn = ?"
 DELETE_TURN_FACTS = "DELETE FROM turn_facts WHERE game_id = ? AND turn = ?"
 DELETE_FACTS = "DELETE FROM turn_facts; DELETE FROM game_facts"

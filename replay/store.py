@@ -19,7 +19,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from loom.replay import analysis_tables, migrations, projection_tables, queries, reading, report_tables, writing
+from loom.replay import analysis_tables, migrations, queries, reading, report_tables, writing
 from loom.replay.connection import DEFAULT_DB, MEMORY, ConcurrencyError, Connection, StoreError, default_db
 from loom.replay.migrations import SCHEMA_VERSION
 from loom.replay.reading import CHUNK, ROWS_KEPT, KeptRows, UnknownGameId
@@ -256,10 +256,6 @@ class Store:
         """Give every branch stored without seats (by Loom before issue 12) its parent's."""
         migrations.repair_branch_seats(self.db)
         self.rows.forget()  # their rows' player counts changed
-
-    def replace_results(self, rows: Sequence[StoredResult]) -> None:
-        """Rebuild the results projection from scratch with these rows."""
-        projection_tables.replace_results(self.db, rows)
 
     def games_behind(self) -> int:
         """How many games have events the facts projections do not cover yet (replay/projector.py)."""

@@ -11,6 +11,7 @@ import pytest
 from loom.engine.registry import get_game
 from loom.events.base import IllegalAction
 from loom.replay.branches import branch, continue_game
+from loom.replay.projection_tables import replace_results_of
 from loom.replay.simulate import simulate_one
 from loom.replay.store import ConcurrencyError, EventColumns, NewGame, Seat, Store, StoreError, UnknownGameId
 from tests.locks import held_by_another_process
@@ -219,6 +220,6 @@ def test_a_failed_rebuild_of_results_reports_its_own_cause_and_keeps_the_old_row
     kept = store.results(motto_ids[0])
     twice = [(motto_ids[0], 0, 1, 1, True, "{}")] * 2  # the same (game, seat) twice
     with pytest.raises(StoreError, match="duplicate key") as refused:
-        store.replace_results(twice)
+        replace_results_of(store.db, [motto_ids[0]], twice)  # a rebuild's batch
     assert "aborted" not in str(refused.value)
     assert store.results(motto_ids[0]) == kept
