@@ -34,8 +34,8 @@ from typing import Any  # noqa: E402
 
 from bench._common import BOTS, GAME, Report, Timer, output_path, parser, profile, progress, temp_dir  # noqa: E402
 from loom.engine.registry import get_game  # noqa: E402
-from loom.replay.projections import rebuild, result_rows  # noqa: E402
-from loom.replay.projector import project  # noqa: E402
+from loom.replay.projections import result_rows  # noqa: E402
+from loom.replay.projector import project, rebuild  # noqa: E402
 from loom.replay.recorder import event_rows, status_of  # noqa: E402
 from loom.replay.simulate import BATCH, game_seed, lineup, play_one, simulate, simulated  # noqa: E402
 from loom.replay.store import Store  # noqa: E402

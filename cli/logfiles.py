@@ -25,7 +25,7 @@ from loom.cli.exporting import (
 from loom.events.base import LoomError
 from loom.replay.export import Selection
 from loom.replay.logfile import import_file
-from loom.replay.projections import rebuild
+from loom.replay.projector import rebuild
 
 
 @app.command("import")

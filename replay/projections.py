@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from typing import Any
 
 from loom.engine.protocol import Game
-from loom.replay.store import ResultInfo, Store
+from loom.replay.store import ResultInfo
 
 
 def result_rows(game: Game, state: Any) -> list[ResultInfo]:
@@ -20,13 +19,3 @@ def result_rows(game: Game, state: Any) -> list[ResultInfo]:
         rank = 1 if seat in winners else 1 + beaten_by
         rows.append(ResultInfo(seat, score, rank, seat in winners, json.dumps(parts[seat], separators=(",", ":"))))
     return rows
-
-
-def rebuild(store: Store, progress: Callable[[int], None] = lambda done: None) -> int:
-    """Recompute the results, turn facts and game facts of every game from its events; the number of games.
-
-    The projector from position 0 (replay/projector.py), `progress` told the games of each batch. A branch's facts
-    cover only its own events, as they do when it is recorded."""
-    from loom.replay.projector import rebuild as from_the_start  # the projector replays games: it imports this module
-
-    return from_the_start(store, progress)

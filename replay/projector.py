@@ -23,7 +23,6 @@ from typing import Any
 
 from loom.engine.play import Step
 from loom.engine.registry import get_game
-from loom.events.registry import decode_payload_text, load_events_of
 from loom.replay import projection_tables, queries, reading
 from loom.replay.columns import names
 from loom.replay.facts import Facts, facts_and_state
@@ -71,10 +70,6 @@ class Projector:
         self.results = results
         self.batch = batch
         self.kept: OrderedDict[int, tuple[int, Any]] = OrderedDict()  # game id -> (seq, state after it)
-
-    def behind(self) -> int:
-        """How many games have events the projections do not cover yet."""
-        return int(self.store.db.one(queries.COUNT_BEHIND)[0])
 
     def catch_up(self, progress: Callable[[int], None] = lambda done: None) -> int:
         """Project every game behind, in batches; the number of games projected. `progress` is told the games of
@@ -149,20 +144,12 @@ class Projector:
 
 
 def _events_of(store: Store, infos: Sequence[GameInfo]) -> dict[int, list[Step]]:
-    """The steps of these root games from their first event, read in one scan of their id range."""
+    """The steps of these root games from their first event, read in bulk (their rows are read in the batch's own
+    transaction, so an append committed since the batch began is the next pass's)."""
     if not infos:
         return {}
-    for kind in {info.game for info in infos}:
-        load_events_of(kind)  # decoding their events needs their classes
-    ids = [info.id for info in infos]
-    steps: dict[int, list[Step]] = {game_id: [] for game_id in ids}
-    last = {info.id: info.last_seq for info in infos}
-    for game_id, seq, turn, actor, kind, version, payload in store.db.run(
-        queries.EVENTS_OF_GAMES, [min(ids), max(ids), ids]
-    ):
-        if seq <= last[game_id]:  # an append committed since the batch began is the next pass's
-            steps[game_id].append(Step(turn, actor, decode_payload_text(kind, payload, version)))
-    return steps
+    read = store.load_many([info.id for info in infos], chunk=len(infos))
+    return {info.id: [Step(e.turn, e.actor, e.payload) for e in events] for info, events in read}
 
 
 def project(store: Store, progress: Callable[[int], None] = lambda done: None) -> int:

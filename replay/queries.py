@@ -505,11 +505,6 @@ DELETE FROM export_chosen WHERE id IN (
     SELECT id FROM left_out
 )
 """
-# Root games from their first event: the events of many at once, in one scan of an id range.
-EVENTS_OF_GAMES = f"""
-SELECT game_id, {EVENT_COLUMNS} FROM events
-WHERE game_id BETWEEN ? AND ? AND list_contains(?, game_id) ORDER BY game_id, seq
-"""
 MOVE_POSITIONS = """
 INSERT INTO projected BY NAME SELECT * FROM arrow_batch ON CONFLICT (game_id) DO UPDATE SET seq = excluded.seq
 """

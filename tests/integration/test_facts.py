@@ -10,8 +10,7 @@ import pytest
 from loom.engine.registry import PACKAGES, get_game
 from loom.replay.branches import branch, continue_game
 from loom.replay.live import add_game, append_played, dealt_game, played_action
-from loom.replay.projections import rebuild
-from loom.replay.projector import project
+from loom.replay.projector import project, rebuild
 from loom.replay.replay import position
 from loom.replay.simulate import simulate
 from loom.replay.store import Seat, Store

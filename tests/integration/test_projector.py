@@ -13,8 +13,7 @@ from loom.engine.registry import PACKAGES, get_game
 from loom.replay import queries
 from loom.replay.live import add_game, append_played, dealt_game, played_action
 from loom.replay.logfile import export_lines, import_file
-from loom.replay.projections import rebuild
-from loom.replay.projector import Projector, project
+from loom.replay.projector import Projector, project, rebuild
 from loom.replay.replay import position
 from loom.replay.simulate import simulate
 from loom.replay.store import Seat, Store

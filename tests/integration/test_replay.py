@@ -6,7 +6,7 @@ import pytest
 
 from loom.engine.registry import get_game
 from loom.replay.branches import branch, continue_game, tree
-from loom.replay.projections import rebuild
+from loom.replay.projector import rebuild
 from loom.replay.replay import OutOfRange, fold, position
 from loom.replay.snapshots import SNAPSHOT_EVERY, decode_state
 from loom.replay.store import Store

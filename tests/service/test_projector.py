@@ -10,7 +10,7 @@ import httpx
 
 from loom.engine.registry import get_game
 from loom.replay.live import add_game, append_played, dealt_game, played_action
-from loom.replay.projections import rebuild
+from loom.replay.projector import rebuild
 from loom.replay.simulate import simulate
 from loom.replay.store import Seat, Store
 from loom.service.database import Database
