@@ -15,7 +15,7 @@ from loom.cli.common import AsJson, Db, fails_cleanly, open_store, out, print_js
 from loom.engine.registry import get_game, with_budget
 from loom.replay.game_json import game_json
 from loom.replay.live import Filter, find_games
-from loom.replay.simulate import BATCH, lineup, simulate
+from loom.replay.simulate import BATCH, fresh_seed, lineup, simulate
 
 MAX_GAMES = 1_000_000
 """The most games one command simulates or lists (a larger --limit lists them all)."""
@@ -28,7 +28,10 @@ def simulate_command(
     games: Annotated[int, typer.Option("--games", "-n", min=1, max=MAX_GAMES, help="How many games to play.")] = 10,
     players: Annotated[int, typer.Option("--players", "-p", help="Players per game.")] = 3,
     bot: Annotated[list[str] | None, typer.Option("--bot", help="A bot for every seat, or one per seat.")] = None,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the whole simulation.")] = 0,
+    seed: Annotated[
+        int | None,
+        typer.Option("--seed", min=0, help="Seed of the whole simulation (default: a fresh one, printed to repeat it)."),
+    ] = None,
     workers: Annotated[
         int | None,
         typer.Option(
@@ -52,6 +55,7 @@ def simulate_command(
     """Play games between bots and record them (into the store, or into a Parquet lake, on a Dask cluster)."""
     rules = get_game(game)
     bots = lineup(rules, players, with_budget(bot or [], budget))
+    seed = fresh_seed() if seed is None else seed
     if cluster is not None or lake is not None:
         from loom.cli.simulating import simulate_lake
 
@@ -60,9 +64,9 @@ def simulate_command(
     with open_store(db) as store, progress_bar("simulating", games) as progress:
         ids = simulate(store, rules, games, bots, seed, progress, workers or 1)
     if as_json:
-        print_json({"ids": ids})
+        print_json({"ids": ids, "seed": seed})
     else:
-        out.print(f"recorded {len(ids)} {escape(rules.title)} games: ids {ids[0]} to {ids[-1]}")
+        out.print(f"recorded {len(ids)} {escape(rules.title)} games: ids {ids[0]} to {ids[-1]} (--seed {seed})")
 
 
 @app.command("list")

@@ -42,16 +42,16 @@ def simulate_lake(
         if cluster == LOCAL:  # its workers are gone with it: nothing of the run is still being written
             discard_run(lake, run)
         raise
-    _report(rules, lake, done, as_json)
+    _report(rules, lake, done, seed, as_json)
 
 
-def _report(rules: Game, lake: Path, done: LakeSimulation, as_json: bool) -> None:
+def _report(rules: Game, lake: Path, done: LakeSimulation, seed: int, as_json: bool) -> None:
     ids = done.ids
     if as_json:
-        print_json({"ids": list(ids), "lake": str(lake), "run": done.run})
+        print_json({"ids": list(ids), "lake": str(lake), "run": done.run, "seed": seed})
         return
     files = sum(len(c.files) for c in done.chunks)
     out.print(
         f"recorded {done.games} {escape(rules.title)} games into lake {escape(str(lake))}: ids {ids[0]} to {ids[-1]} "
-        f"({files} new files)"
+        f"({files} new files; --seed {seed})"
     )

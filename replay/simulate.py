@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Callable, Generator, Sequence
 from contextlib import closing
 from dataclasses import dataclass
@@ -95,6 +96,11 @@ def simulate_one(game: Game, bots: Sequence[str], seed: str, *, facts: bool = Tr
         results=result_rows(game, played.state),
         facts=played.facts.done() if played.facts is not None else None,
     )
+
+
+def fresh_seed() -> int:
+    """A seed no earlier run is likely to have used: two runs of one command add two samples, not one twice."""
+    return secrets.randbelow(2**32)
 
 
 def game_seed(name: str, seed: int, index: int) -> str:

@@ -19,13 +19,25 @@ EXAMPLE = EXAMPLES / "motto-table-game.jsonl"
 def test_simulate_records_games_and_prints_their_ids(tmp_path: Path) -> None:
     db = tmp_path / "sim.duckdb"
     data = json.loads(ok("simulate", "motto", "--games", "3", "--players", "4", "--seed", "5", "--db", db, "--json"))
-    assert data == {"ids": [1, 2, 3]}
+    assert data == {"ids": [1, 2, 3], "seed": 5}
     assert "recorded 2 Motto games" in ok("simulate", "motto", "-n", "2", "--bot", "greedy", "--db", db)
 
 
 def test_simulate_is_reproducible_from_its_seed(tmp_path: Path) -> None:
     exports = exports_of_two_runs(tmp_path, "2", "motto", "-n", "2", "--seed", "9")
     assert exports[0] == exports[1]
+
+
+def test_simulate_without_a_seed_draws_a_fresh_one_so_two_runs_are_two_samples(tmp_path: Path) -> None:
+    exports = exports_of_two_runs(tmp_path, "1", "motto", "-n", "1")
+    assert exports[0] != exports[1]
+
+
+def test_simulate_prints_the_seed_it_drew_and_that_seed_plays_the_games_again(tmp_path: Path) -> None:
+    drawn = json.loads(ok("simulate", "motto", "-n", "2", "--db", tmp_path / "a.duckdb", "--json"))["seed"]
+    ok("simulate", "motto", "-n", "2", "--seed", str(drawn), "--db", tmp_path / "b.duckdb")
+    first, again = (ok("export", "2", "--db", tmp_path / f"{name}.duckdb").splitlines()[1:] for name in "ab")
+    assert first == again
 
 
 def test_simulate_with_one_bot_per_seat(tmp_path: Path) -> None:
