@@ -30,7 +30,7 @@ def simulate_command(
     bot: Annotated[list[str] | None, typer.Option("--bot", help="A bot for every seat, or one per seat.")] = None,
     seed: Annotated[
         int | None,
-        typer.Option("--seed", min=0, help="Seed of the whole simulation (default: a fresh one, printed to repeat it)."),
+        typer.Option("--seed", min=0, help="Seed of the whole simulation (default: a fresh one, printed)."),
     ] = None,
     workers: Annotated[
         int | None,
