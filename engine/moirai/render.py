@@ -13,8 +13,9 @@ from loom.engine.moirai.rules import to_move
 from loom.engine.moirai.score import breakdown, scores
 from loom.engine.moirai.state import Life, MoiraiState
 from loom.engine.moves import Move, only_type
-from loom.engine.presentation import Presentation
+from loom.engine.presentation import Presentation, Voice, sentence
 from loom.engine.protocol import CHANCE_TO_MOVE, HIDDEN
+from loom.events.base import Event
 
 STYLES = {"green": "bold green", "blue": "bold blue", "purple": "bold magenta", "red": "bold red"}
 FACE_DOWN = "▒▒"
@@ -127,4 +128,10 @@ def public_move(move: Move) -> Move:
     return dict(move) if kind in ("draw", "take") else only_type(move)
 
 
-PRESENTATION: Presentation[MoiraiState] = Presentation(render=render, public_move=public_move)
+def tell(before: MoiraiState, event: Event, after: MoiraiState, voice: Voice) -> str:
+    """An event in words as the voice's reader saw it (its kind only, for now: it names no card)."""
+    who = voice.who(event.actor) if event.actor is not None else "chance"
+    return sentence(f"{who}: {event.type}")
+
+
+PRESENTATION: Presentation[MoiraiState] = Presentation(render=render, public_move=public_move, tell=tell)

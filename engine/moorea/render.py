@@ -14,8 +14,9 @@ from loom.engine.moorea.rules import to_move
 from loom.engine.moorea.score import breakdown, scores
 from loom.engine.moorea.state import DRAW, PHASES, MooreaState, phase
 from loom.engine.moves import Move, only_type
-from loom.engine.presentation import Presentation
+from loom.engine.presentation import Presentation, Voice, sentence
 from loom.engine.protocol import CHANCE_TO_MOVE, HIDDEN
+from loom.events.base import Event
 
 STYLES = {
     "seashells": "bold magenta",
@@ -172,4 +173,10 @@ def public_move(move: Move) -> Move:
     return dict(move) if move.get("type") in PUBLIC_MOVES else only_type(move)
 
 
-PRESENTATION: Presentation[MooreaState] = Presentation(render=render, public_move=public_move)
+def tell(before: MooreaState, event: Event, after: MooreaState, voice: Voice) -> str:
+    """An event in words as the voice's reader saw it (its kind only, for now: it names no card)."""
+    who = voice.who(event.actor) if event.actor is not None else "chance"
+    return sentence(f"{who}: {event.type}")
+
+
+PRESENTATION: Presentation[MooreaState] = Presentation(render=render, public_move=public_move, tell=tell)

@@ -9,12 +9,13 @@ from rich.table import Table
 from rich.text import Text
 
 from loom.engine.moves import Move, only_type
-from loom.engine.presentation import Presentation
+from loom.engine.presentation import Presentation, Voice, sentence
 from loom.engine.protocol import CHANCE_TO_MOVE, HIDDEN
 from loom.engine.stones_of_fate.cards import CARD_IDS, CARDS, COLOURS, SIDES, zone_name
 from loom.engine.stones_of_fate.rules import to_move, waiting_for
 from loom.engine.stones_of_fate.score import card_points, scores, winners
 from loom.engine.stones_of_fate.state import EFFECTS, EMPTY, StonesState, grid_of, side_edges, supply
+from loom.events.base import Event
 
 STYLES = {"black": "bold white on grey23", "green": "bold green", "red": "bold red", "blue": "bold blue"}
 ARROWS = ("▲", "▶", "▼", "◀")
@@ -159,4 +160,10 @@ def public_move(move: Move) -> Move:
     return dict(move) if move.get("type") in PUBLIC_MOVES else only_type(move)
 
 
-PRESENTATION: Presentation[StonesState] = Presentation(render=render, public_move=public_move)
+def tell(before: StonesState, event: Event, after: StonesState, voice: Voice) -> str:
+    """An event in words as the voice's reader saw it (its kind only, for now: it names no card)."""
+    who = voice.who(event.actor) if event.actor is not None else "chance"
+    return sentence(f"{who}: {event.type}")
+
+
+PRESENTATION: Presentation[StonesState] = Presentation(render=render, public_move=public_move, tell=tell)
