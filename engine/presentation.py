@@ -29,6 +29,8 @@ class Presentation(Generic[S]):
     tell: Callable[[S, Event, S, Voice], str]
     """One stored event in words (the state before it, the event, the state after it) as the voice's reader saw it
     at the table: plain text, never naming a card the reader could not see then (`engine/telling.py`)."""
+    legend: tuple[str, ...]
+    """What the symbols the table draws mean, one plain line each."""
 
 
 @dataclass(frozen=True, slots=True)

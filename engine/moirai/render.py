@@ -184,4 +184,12 @@ def tell(before: MoiraiState, event: Event, after: MoiraiState, voice: Voice) ->
     return sentence(f"{who}: {p.TYPE}")
 
 
-PRESENTATION: Presentation[MoiraiState] = Presentation(render=render, public_move=public_move, tell=tell)
+LEGEND = (
+    "A life card: its number and its colour's initial (g green, b blue, p purple, r red): 23r is red 23.",
+    "A life: its face-down starting card, │, its face-up cards in order, and ✂ with its closing card if cut short; "
+    "[23r] a face-down card you may see, ▒▒ one you cannot; ▶ the seat to move.",
+)
+"""What the symbols of the table mean (`logs replay --legend`)."""
+
+
+PRESENTATION: Presentation[MoiraiState] = Presentation(render=render, public_move=public_move, tell=tell, legend=LEGEND)

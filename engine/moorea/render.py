@@ -238,4 +238,12 @@ def tell(before: MooreaState, event: Event, after: MooreaState, voice: Voice) ->
     return sentence(f"{who}: {p.TYPE}")
 
 
-PRESENTATION: Presentation[MooreaState] = Presentation(render=render, public_move=public_move, tell=tell)
+LEGEND = (
+    "Hand cards by name (seashells, wood, bamboo, clay, fish; stoneware, hut and canoe are held in the hand); "
+    "3×wood is three wood cards.",
+    "▒▒ a card you cannot see; — none; a cost 2 wood + 1 canoe names the cards to pay; ▶ the seat to move.",
+)
+"""What the symbols of the table mean (`logs replay --legend`)."""
+
+
+PRESENTATION: Presentation[MooreaState] = Presentation(render=render, public_move=public_move, tell=tell, legend=LEGEND)

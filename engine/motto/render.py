@@ -149,4 +149,13 @@ def tell(before: MottoState, event: Event, after: MottoState, voice: Voice) -> s
     return sentence(f"{who}: {p.TYPE}")
 
 
-PRESENTATION: Presentation[MottoState] = Presentation(render=render, public_move=public_move, tell=tell)
+LEGEND = (
+    "A card: its symbol drawn once per symbol on it (♥ love, ✷ passion, $ money) and its colour's initial "
+    "(p purple = youth, r red = adulthood, b blue = old age): ✷✷r is red-2-passion.",
+    "▒▒ a card you cannot see; — none; tokens are value and size (L large 3, M medium 2, S small 1), · an empty stack; "
+    "▶ the seat to move.",
+)
+"""What the symbols of the table mean (`logs replay --legend`)."""
+
+
+PRESENTATION: Presentation[MottoState] = Presentation(render=render, public_move=public_move, tell=tell, legend=LEGEND)

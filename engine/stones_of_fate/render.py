@@ -243,4 +243,13 @@ def tell(before: StonesState, event: Event, after: StonesState, voice: Voice) ->
     return sentence(f"{who}: {p.TYPE}")
 
 
-PRESENTATION: Presentation[StonesState] = Presentation(render=render, public_move=public_move, tell=tell)
+LEGEND = (
+    "A spread card: its place (a1 top left), name and [points]; ▲ ▶ ▼ ◀ its top, right, bottom and left sides, each "
+    "with its zone and the stones on that edge (black×2: two black stones; · none).",
+    "▒▒ face down: a card you cannot see; (remembered) one you saw dealt or peeked at; FACE UP a flipped card waiting "
+    "for its winner; ▶ before a seat: the seat to move; ★ a winner.",
+)
+"""What the symbols of the table mean (`logs replay --legend`)."""
+
+
+PRESENTATION: Presentation[StonesState] = Presentation(render=render, public_move=public_move, tell=tell, legend=LEGEND)
