@@ -180,9 +180,9 @@ PLURALS = {"hut": "huts", "canoe": "canoes"}
 
 
 def counted(cards: Sequence[str]) -> str:
-    """Hand cards counted by kind, in the order first named: "2 canoes and 1 hut"."""
-    counts = Counter(cards)
-    return listed([f"{n} {PLURALS.get(card, card) if n > 1 else card}" for card, n in counts.items()])
+    """Hand cards counted by kind, the most first (ties in the order first named): "2 canoes and 1 hut"."""
+    counts = Counter(cards).most_common()
+    return listed([f"{n} {PLURALS.get(card, card) if n > 1 else card}" for card, n in counts])
 
 
 def product_words(product_id: str) -> str:

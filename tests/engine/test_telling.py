@@ -107,6 +107,7 @@ def test_one_sentence_per_event_for_every_reader(game: str) -> None:
         sentences = told(game, viewer)
         assert len(sentences) == len(events)
         assert all(s and s[-1] in ".!?" for s in sentences), viewer
+        assert not [s for s, e in zip(sentences, events, strict=True) if e.type in s], viewer  # no bare type names
 
 
 @pytest.mark.parametrize("game", GAMES)
