@@ -23,6 +23,8 @@ def tell_game(game: str, events: Sequence[Event], players: Sequence[str], viewer
     tell = presentation(game).tell
     if viewer is not None and not 0 <= viewer < len(players):
         raise LoomError(f"seat {viewer} is out of range: the game has seats 0 to {len(players) - 1}")
+    if events and events[0].seq != 1:
+        raise LoomError(f"a game is told from its first event, not from event {events[0].seq}")
     voice = Voice(tuple(players), viewer)
     told = []
     state = rules.blank()

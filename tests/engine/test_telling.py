@@ -204,6 +204,14 @@ def test_a_seat_out_of_range_is_refused() -> None:
         tell_game("motto", events, ["a", "b", "c"], 3)
 
 
+def test_a_game_is_told_from_its_first_event() -> None:
+    """The words of an event depend on what came before (Moirai's piles, Stones of Fate's spread)."""
+    _, events = played("moirai")
+    with pytest.raises(LoomError, match="from its first event, not from event 5"):
+        tell_game("moirai", events[4:], ["a", "b", "c"], None)
+    assert tell_game("moirai", (), ["a", "b", "c"], None) == []
+
+
 # --- The rulebooks' examples, word for word ---------------------------------------------------------------------------
 
 
