@@ -8,15 +8,18 @@ from typing import Annotated, Any
 import orjson
 import typer
 from rich.markup import escape
+from rich.text import Text
 from rich.tree import Tree
 
 from loom.cli.app import app
 from loom.cli.common import AsJson, Db, fails_cleanly, open_store, out, print_json, write_page
 from loom.engine.presentation import presentation
+from loom.engine.protocol import CHANCE_TO_MOVE
 from loom.engine.registry import get_game
-from loom.events.base import LoomError
+from loom.engine.telling import tell_game
+from loom.events.base import Event, LoomError, started
 from loom.replay.branches import Node, branch, continue_game, tree
-from loom.replay.replay import position
+from loom.replay.replay import Position, position
 
 Turn = Annotated[int | None, typer.Option("--turn", "-t", help="The start of this turn (turn 1 is the first).")]
 Actions = Annotated[
@@ -69,6 +72,16 @@ def replay_command(
     html: Annotated[
         Path | None, typer.Option("--html", help="Write the whole game as a page with a turn slider to this file.")
     ] = None,
+    moves: Annotated[
+        bool, typer.Option("--moves", help="The numbered moves in words, up to the position, as the seat saw them.")
+    ] = False,
+    legal: Annotated[
+        bool,
+        typer.Option(
+            "--legal", help="The legal actions of the seat to move, one JSON line each, as --play takes them."
+        ),
+    ] = False,
+    legend: Annotated[bool, typer.Option("--legend", help="What the table's symbols mean, under the table.")] = False,
     db: Db = None,
     as_json: AsJson = False,
 ) -> None:
@@ -78,11 +91,18 @@ def replay_command(
         return
     with open_store(db, read_only=True) as store:
         at = position(store, game_id, turn=turn, seq=seq)
+        events = store.load(game_id, upto=at.seq) if moves else []
     state = at.state
     if seat is not None:
         if not 0 <= seat < at.info.players:
             raise LoomError(f"seat {seat} is out of range: game {game_id} has seats 0 to {at.info.players - 1}")
         state = at.game.view(state, seat)
+    if legal:
+        _print_legal(at, seat, as_json)
+        return
+    if moves:
+        _print_moves(at, events, seat, as_json)
+        return
     if as_json:
         print_json(
             {
@@ -97,7 +117,64 @@ def replay_command(
         return
     where = f"start of turn {turn}" if turn is not None else f"after event {at.seq}"
     out.print(f"[bold]Game {game_id}[/], {where} (event {at.seq} of {at.info.last_seq})")
-    out.print(presentation(at.game.name).render(state, seat))
+    shown = presentation(at.game.name)
+    out.print(shown.render(state, seat))
+    if legend:
+        _print_legend(shown.legend)
+
+
+def _print_legend(lines: tuple[str, ...]) -> None:
+    out.print(Text("Legend", style="bold"))
+    for line in lines:
+        out.print(Text(line))
+
+
+def _print_moves(at: Position, events: list[Event], seat: int | None, as_json: bool) -> None:
+    """The moves up to the position, numbered by event, each with its turn and player, as `seat` saw them."""
+    players = started(events[0].payload).players if events else ()
+    names = list(players) + [f"seat {s}" for s in range(len(players), at.info.players)]
+    told = tell_game(at.game.name, events, names, seat)
+    rows = [
+        {
+            "seq": event.seq,
+            "turn": event.turn,
+            "actor": event.actor,
+            "player": None if event.actor is None else names[event.actor],
+            "text": text,
+        }
+        for event, text in zip(events, told, strict=True)
+    ]
+    if as_json:
+        print_json({"id": at.info.id, "game": at.info.game, "seq": at.seq, "as": seat, "moves": rows})
+        return
+    where = f"as seen by seat {seat}" if seat is not None else "all cards shown"
+    out.print(f"[bold]Game {at.info.id}[/], moves 1 to {at.seq} ({where})")
+    width = len(str(at.seq))
+    for row in rows:
+        # The player and the words come from the log: Text, never read as markup.
+        player = "chance" if row["player"] is None else str(row["player"])
+        line = Text(f"{row['seq']:>{width}}. turn {row['turn']:<3} ")
+        line.append(player, style="bold" if row["actor"] is not None else "dim")
+        line.append(f": {row['text']}")
+        out.print(line, soft_wrap=True)
+
+
+def _print_legal(at: Position, seat: int | None, as_json: bool) -> None:
+    """The legal actions of the seat to move, from that seat's own view (so no other seat's hidden card appears),
+    as the JSON that `logs branch --play` and `logs play --play` take."""
+    mover = at.game.to_move(at.state)
+    if mover is None:
+        raise LoomError(f"game {at.info.id} is over at event {at.seq}: nobody is to move")
+    if mover == CHANCE_TO_MOVE:
+        raise LoomError(f"chance acts next at event {at.seq} of game {at.info.id}, not a seat")
+    if seat is not None and seat != mover:
+        raise LoomError(f"seat {seat} is not to move at turn {at.turn} of game {at.info.id}: seat {mover} is")
+    actions = [at.game.action_json(a) for a in at.game.legal_actions(at.game.view(at.state, mover))]
+    if as_json:
+        print_json({"id": at.info.id, "turn": at.turn, "seq": at.seq, "seat": mover, "legal": actions})
+        return
+    for action in actions:
+        typer.echo(orjson.dumps(action).decode())
 
 
 def _write_replay_page(game_id: int, seat: int | None, path: Path, db: Path | None) -> None:

@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from loom.engine.moirai.cards import COLOURS, OBJECTIVES, UP, colour
+from loom.engine.moirai.cards import COLOURS, OBJECTIVES, OPEN, UP, colour
 from loom.engine.moirai.rules import to_move
 from loom.engine.moirai.score import breakdown, scores
 from loom.engine.moirai.state import Life, MoiraiState
 from loom.engine.moves import Move, only_type
-from loom.engine.presentation import Presentation
+from loom.engine.presentation import Presentation, Voice, listed, sentence
 from loom.engine.protocol import CHANCE_TO_MOVE, HIDDEN
+from loom.events import moirai as ev
+from loom.events.base import Event
 
 STYLES = {"green": "bold green", "blue": "bold blue", "purple": "bold magenta", "red": "bold red"}
 FACE_DOWN = "▒▒"
@@ -127,4 +130,66 @@ def public_move(move: Move) -> Move:
     return dict(move) if kind in ("draw", "take") else only_type(move)
 
 
-PRESENTATION: Presentation[MoiraiState] = Presentation(render=render, public_move=public_move)
+def card_words(card: int) -> str:
+    """A life card in words: its colour and number, "red 23" (M1)."""
+    return f"{COLOURS[colour(card)]} {card}"
+
+
+def placed_words(placement: Sequence[Any], shown: bool) -> str:
+    """Where one card went on its player's loom, naming the card only if `shown`: "red 23 face up on life 2"."""
+    card, how, life = placement
+    named = card_words(card) if shown else "a card"
+    if how == UP:
+        return f"{named} face up on life {life}"
+    return f"{named} face down to {'open' if how == OPEN else 'close'} life {life}"
+
+
+def tell(before: MoiraiState, event: Event, after: MoiraiState, voice: Voice) -> str:
+    """A Moirai event in words as the voice's reader saw it: drawn cards are named to their drawer only, a kept card
+    placed face down to its owner only (M7, M9), the setup starting cards to nobody until scoring (M3); the piles and
+    everything placed face up are public (M4)."""
+    p = event.payload
+    actor = event.actor
+    who = voice.who(actor) if actor is not None else "chance"
+    if isinstance(p, ev.GameStarted):
+        return sentence(f"{voice.seating()} sat down to play Moirai; {voice.who(0)} to play first")
+    if isinstance(p, ev.ObjectivesDrawn):
+        drawn = listed([f"{OBJECTIVES[o].key} ({OBJECTIVES[o].summary})" for o in p.objectives])
+        return sentence(f"The objectives in play are {drawn}")
+    if isinstance(p, ev.StartsDealt):
+        said = "Each player was dealt a face-down starting card, unseen by anyone until scoring"
+        if voice.viewer is None and p.starts is not None:
+            said += f" ({listed([f'{voice.name(s)} {card_words(c)}' for s, c in enumerate(p.starts)])})"
+        return sentence(said)
+    if isinstance(p, ev.CardsDrawn):
+        if voice.sees(actor):
+            return sentence(f"{who} drew {len(p.cards)} cards: {listed([card_words(c) for c in p.cards])}")
+        return sentence(f"{who} drew {len(p.cards)} cards from the deck")
+    if isinstance(p, ev.CardKept):
+        placement = p.placed[0]
+        card, how, _ = placement
+        shown = how == UP or voice.sees(actor)
+        kept = f"{who} kept {placed_words(placement, shown)}"
+        # M7: the cards not kept go face up to the piles of their colours, in everyone's sight.
+        rest = [c for c in before.drawn if c != card]
+        if rest:
+            kept += f"; {listed([card_words(c) for c in rest])} went to the piles"
+        return sentence(kept)
+    if isinstance(p, ev.PileTaken):
+        taken = listed([placed_words(placement, True) for placement in p.placed])
+        return sentence(f"{who} took the {p.pile} pile and placed {taken}")
+    if isinstance(p, ev.StartsRevealed):
+        starts = listed([f"{voice.name(s)}'s {card_words(c)}" for s, c in enumerate(p.starts)])
+        return sentence(f"The deck is spent and the starting cards are turned up: {starts}")
+    return sentence(f"{who}: {p.TYPE}")
+
+
+LEGEND = (
+    "A life card: its number and its colour's initial (g green, b blue, p purple, r red): 23r is red 23.",
+    "A life: its face-down starting card, │, its face-up cards in order, and ✂ with its closing card if cut short; "
+    "[23r] a face-down card you may see, ▒▒ one you cannot; ▶ the seat to move.",
+)
+"""What the symbols of the table mean (`logs replay --legend`)."""
+
+
+PRESENTATION: Presentation[MoiraiState] = Presentation(render=render, public_move=public_move, tell=tell, legend=LEGEND)

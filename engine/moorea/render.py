@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from loom.engine.moorea.cards import HAND_CARDS, PRODUCTS, TOOL_KINDS
+from loom.engine.moorea.cards import HAND_CARDS, PRODUCT_BY_ID, PRODUCTS, TOOL_KINDS
 from loom.engine.moorea.rules import to_move
 from loom.engine.moorea.score import breakdown, scores
 from loom.engine.moorea.state import DRAW, PHASES, MooreaState, phase
 from loom.engine.moves import Move, only_type
-from loom.engine.presentation import Presentation
+from loom.engine.presentation import Presentation, Voice, listed, sentence
 from loom.engine.protocol import CHANCE_TO_MOVE, HIDDEN
+from loom.events import moorea as ev
+from loom.events.base import Event
 
 STYLES = {
     "seashells": "bold magenta",
@@ -172,4 +175,75 @@ def public_move(move: Move) -> Move:
     return dict(move) if move.get("type") in PUBLIC_MOVES else only_type(move)
 
 
-PRESENTATION: Presentation[MooreaState] = Presentation(render=render, public_move=public_move)
+PLURALS = {"hut": "huts", "canoe": "canoes"}
+"""Hand cards whose name takes an -s when counted; commodities are counted as they are named ("2 wood")."""
+
+
+def counted(cards: Sequence[str]) -> str:
+    """Hand cards counted by kind, the most first (ties in the order first named): "2 canoes and 1 hut"."""
+    counts = Counter(cards).most_common()
+    return listed([f"{n} {PLURALS.get(card, card) if n > 1 else card}" for card, n in counts])
+
+
+def product_words(product_id: str) -> str:
+    """A product card in words: its name and the id of the copy, "the jetty (jetty-1)"."""
+    number = PRODUCT_BY_ID.get(product_id)
+    if number is None:
+        return product_id
+    return f"the {PRODUCTS[number].name} ({product_id})"
+
+
+def tell(before: MooreaState, event: Event, after: MooreaState, voice: Voice) -> str:
+    """A Moorea event in words as the voice's reader saw it: a card drawn face down and a dealt hand are named to
+    their holder only (R3, R4); face-up cards, the layout, and every card paid, laid or discarded are public (R5-R9)."""
+    p = event.payload
+    actor = event.actor
+    who = voice.who(actor) if actor is not None else "chance"
+    if isinstance(p, ev.GameStarted):
+        return sentence(f"{voice.seating()} sat down to play Moorea; {voice.who(0)} to play first")
+    if isinstance(p, ev.CardsDealt):
+        size = len(p.hands[0]) if p.hands else 0
+        table = f"face up: {listed(list(p.face_up))}; the layout: {listed([product_words(c) for c in p.layout])}"
+        if voice.viewer is None:
+            hands = "; ".join(f"{voice.name(s)} {counted(h)}" for s, h in enumerate(p.hands))
+            return sentence(f"Each player was dealt {size} commodity cards ({hands}); {table}")
+        mine = p.hands[voice.viewer] if voice.viewer < len(p.hands) else ()
+        return sentence(f"Each player was dealt {size} commodity cards, you got {counted(mine)}; {table}")
+    if isinstance(p, ev.CardDrawn):
+        if voice.sees(actor):
+            return sentence(f"{who} drew {p.card} from the deck")
+        return sentence(f"{who} drew a card from the deck")
+    if isinstance(p, ev.FaceUpDrawn):
+        return sentence(f"{who} drew the face-up {p.card}")
+    if isinstance(p, ev.TurnPassed):
+        return sentence(f"{who} passed")
+    if isinstance(p, ev.CardsExchanged):
+        return sentence(f"{who} exchanged {counted(p.paid)} for the face-up {p.card}")
+    if isinstance(p, ev.ProductBought):
+        return sentence(f"{who} bought {product_words(p.product)} with {counted(p.paid)}")
+    if isinstance(p, ev.ToolBought):
+        return sentence(f"{who} bought a {p.tool} with {counted(p.paid)}")
+    if isinstance(p, ev.CardsLaid):
+        return sentence(f"{who} laid {counted(p.cards)} at {product_words(p.store)}")
+    if isinstance(p, ev.CardsDiscarded):
+        return sentence(f"{who} discarded {counted(p.cards)} down to the hand limit")
+    if isinstance(p, ev.FaceUpRefilled):
+        return sentence(f"The face-up commodities were refilled from the deck with {p.card}")
+    if isinstance(p, ev.ProductLaidOut):
+        return sentence(f"The layout was refilled with {product_words(p.product)}")
+    if isinstance(p, ev.DiscardReshuffled):
+        return sentence(
+            f"The deck ran out: the discard pile ({len(before.discard)} cards) was shuffled into a new deck"
+        )
+    return sentence(f"{who}: {p.TYPE}")
+
+
+LEGEND = (
+    "Hand cards by name (seashells, wood, bamboo, clay, fish; stoneware, hut and canoe are held in the hand); "
+    "3×wood is three wood cards.",
+    "▒▒ a card you cannot see; — none; a cost 2 wood + 1 canoe names the cards to pay; ▶ the seat to move.",
+)
+"""What the symbols of the table mean (`logs replay --legend`)."""
+
+
+PRESENTATION: Presentation[MooreaState] = Presentation(render=render, public_move=public_move, tell=tell, legend=LEGEND)

@@ -13,8 +13,10 @@ from loom.engine.motto.rules import to_move
 from loom.engine.motto.score import scores
 from loom.engine.motto.state import MottoState
 from loom.engine.moves import Move, only_type
-from loom.engine.presentation import Presentation
+from loom.engine.presentation import Presentation, Voice, listed, sentence
 from loom.engine.protocol import CHANCE_TO_MOVE, HIDDEN
+from loom.events import motto as ev
+from loom.events.base import Event
 
 GLYPHS = {"love": "♥", "passion": "✷", "money": "$"}
 STYLES = {"purple": "bold magenta", "red": "bold red", "blue": "bold blue"}
@@ -104,4 +106,56 @@ def public_move(move: Move) -> Move:
     return dict(move) if move.get("type") in PUBLIC_MOVES else only_type(move)
 
 
-PRESENTATION: Presentation[MottoState] = Presentation(render=render, public_move=public_move)
+TOKEN_SIZES = {3: "large", 2: "medium", 1: "small"}
+
+
+def token_words(value: str, points: int) -> str:
+    """A token as the rulebook names it: "the large red token"."""
+    return f"the {TOKEN_SIZES.get(points, f'{points}-point')} {value} token"
+
+
+def tell(before: MottoState, event: Event, after: MottoState, voice: Voice) -> str:
+    """A Motto event in words as the voice's reader saw it: a card drawn from the deck is named to its drawer only
+    (T4), a hand dealt to its holder only (T3); pool cards, plays and tokens are public (T4, T5)."""
+    p = event.payload
+    actor = event.actor
+    who = voice.who(actor) if actor is not None else "chance"
+    if isinstance(p, ev.GameStarted):
+        return sentence(f"{voice.seating()} sat down to play Motto; {voice.who(0)} to play first")
+    if isinstance(p, ev.CardsDealt):
+        pool = listed(list(p.pool))
+        if voice.viewer is None:
+            hands = "; ".join(f"{voice.name(s)} {listed(list(h))}" for s, h in enumerate(p.hands))
+            return sentence(f"Each player was dealt {len(p.hands[0])} cards ({hands}) and the pool is {pool}")
+        mine = p.hands[voice.viewer] if voice.viewer < len(p.hands) else ()
+        return sentence(f"Each player was dealt {len(mine)} cards, you got {listed(list(mine))}; the pool is {pool}")
+    if isinstance(p, ev.PoolCardTaken):
+        return sentence(f"{who} took {p.card} from the pool")
+    if isinstance(p, ev.DeckCardDrawn):
+        if voice.sees(actor):
+            return sentence(f"{who} drew {p.card} from the deck")
+        return sentence(f"{who} drew a card from the deck")
+    if isinstance(p, ev.CardsPlayed):
+        took = listed([token_words(value, points) for value, points in p.tokens]) if p.tokens else "no token"
+        return sentence(f"{who} played {listed(list(p.cards))} and took {took}")
+    if isinstance(p, ev.TurnPassed):
+        return sentence(f"{who} passed, with no legal action")
+    if isinstance(p, ev.PoolRefilled):
+        return sentence(f"The pool was refilled from the deck with {p.card}")
+    if isinstance(p, ev.DiscardReshuffled):
+        return sentence(
+            f"The deck ran out: the discard pile ({len(before.discard)} cards) was shuffled into a new deck"
+        )
+    return sentence(f"{who}: {p.TYPE}")
+
+
+LEGEND = (
+    "A card: its symbol drawn once per symbol on it (♥ love, ✷ passion, $ money) and its colour's initial "
+    "(p purple = youth, r red = adulthood, b blue = old age): ✷✷r is red-2-passion.",
+    "▒▒ a card you cannot see; — none; tokens are value and size (L large 3, M medium 2, S small 1), · an empty stack; "
+    "▶ the seat to move.",
+)
+"""What the symbols of the table mean (`logs replay --legend`)."""
+
+
+PRESENTATION: Presentation[MottoState] = Presentation(render=render, public_move=public_move, tell=tell, legend=LEGEND)

@@ -9,12 +9,14 @@ from rich.table import Table
 from rich.text import Text
 
 from loom.engine.moves import Move, only_type
-from loom.engine.presentation import Presentation
+from loom.engine.presentation import Presentation, Voice, listed, sentence
 from loom.engine.protocol import CHANCE_TO_MOVE, HIDDEN
 from loom.engine.stones_of_fate.cards import CARD_IDS, CARDS, COLOURS, SIDES, zone_name
 from loom.engine.stones_of_fate.rules import to_move, waiting_for
 from loom.engine.stones_of_fate.score import card_points, scores, winners
 from loom.engine.stones_of_fate.state import EFFECTS, EMPTY, StonesState, grid_of, side_edges, supply
+from loom.events import stones_of_fate as ev
+from loom.events.base import Event
 
 STYLES = {"black": "bold white on grey23", "green": "bold green", "red": "bold red", "blue": "bold blue"}
 ARROWS = ("▲", "▶", "▼", "◀")
@@ -159,4 +161,95 @@ def public_move(move: Move) -> Move:
     return dict(move) if move.get("type") in PUBLIC_MOVES else only_type(move)
 
 
-PRESENTATION: Presentation[StonesState] = Presentation(render=render, public_move=public_move)
+def whose(voice: Voice, seat: int) -> str:
+    """A seat's possessive as the reader says it: "your" or "Ann's"."""
+    return "your" if seat == voice.viewer else f"{voice.name(seat)}'s"
+
+
+def place_words(at: str) -> str:
+    """A place of the spread or of a stone in words: "b2", "the supply", "the top of the deck"."""
+    return {"supply": "the supply", "deck": "the top of the deck"}.get(at, at)
+
+
+def _known_at(state: StonesState, at: str, seat: int) -> bool:
+    """Whether `seat` knows the card at spread place `at` (`b2`) in `state`: it saw it dealt or peeked at it (S3, S5),
+    or it peeked at the top of the deck that then filled the place."""
+    if not state.cols or len(at) < 2 or at[0] not in "abc" or not at[1:].isdigit():
+        return False
+    position = "abc".index(at[0]) * state.cols + int(at[1:]) - 1
+    known = state.known[seat] if seat < len(state.known) else ()
+    return 0 <= position < len(known) and known[position] != HIDDEN
+
+
+def tell(before: StonesState, event: Event, after: StonesState, voice: Voice) -> str:
+    """A Stones of Fate event in words as the voice's reader saw it: a peeked card is named to the peeker only (S5),
+    a card refilling the spread face down to nobody who had not seen it (S9); the spread dealt, stones, flipped
+    cards, collections and the discard pile are public (S3, S7)."""
+    p = event.payload
+    actor = event.actor
+    who = voice.who(actor) if actor is not None else "chance"
+    if isinstance(p, ev.GameStarted):
+        seats = [
+            f"{voice.name(s)} ({'you, ' if s == voice.viewer else ''}{COLOURS[s] if s < len(COLOURS) else '?'})"
+            for s in range(len(voice.players))
+        ]
+        return sentence(f"{listed(seats)} sat down to play Stones of Fate; {voice.who(0)} to play first")
+    if isinstance(p, ev.SpreadDealt):
+        grid = grid_of(after)
+        cards = listed([f"{grid.position_name(n)} {card}" for n, card in enumerate(p.spread)])
+        return sentence(f"The spread was dealt face up for everyone to see, then turned face down: {cards}")
+    if isinstance(p, ev.CardPeeked):
+        if voice.sees(actor):
+            return sentence(f"{who} peeked at {place_words(p.at)}: {p.card}")
+        return sentence(f"{who} peeked at the face-down card at {place_words(p.at)}")
+    if isinstance(p, ev.StoneMoved):
+        return sentence(f"{who} moved a {p.colour} stone from {place_words(p.source)} to {place_words(p.target)}")
+    if isinstance(p, ev.CardFlipped):
+        return sentence(f"{who} flipped the card at {p.at}: {p.card}")
+    if isinstance(p, ev.CardsSwapped):
+        first, second = p.positions
+        return sentence(f"{who} swapped the face-down cards at {first} and {second}")
+    if isinstance(p, ev.CardTaken):
+        return sentence(f"{who} took {p.card} from {whose(voice, p.owner)} collection")
+    if isinstance(p, ev.CardRecovered):
+        return sentence(f"{who} took {p.card} back from the discard pile")
+    if isinstance(p, ev.EffectStopped):
+        return sentence(f"{who} used no more of the effect")
+    if isinstance(p, ev.NextChosen):
+        return sentence(f"{who} chose the card at {p.at} to be won next")
+    if isinstance(p, ev.DeathGiven):
+        return sentence(f"{who} gave Death to {voice.who(p.to)}")
+    if isinstance(p, ev.CardDrawn):
+        return sentence(f"{voice.who(p.seat)} drew {p.card} from the deck into {whose(voice, p.seat)} collection")
+    if isinstance(p, ev.RandomDiscards):
+        lost = listed([f"{voice.who(s)} {card}" if card else f"{voice.who(s)} none" for s, card in enumerate(p.cards)])
+        return sentence(f"Each player discarded a card of their collection at random: {lost}")
+    if isinstance(p, ev.CardWon):
+        if p.winner is None:
+            return sentence(f"Nobody won {p.card} at {p.at}; it was discarded")
+        return sentence(f"{voice.who(p.winner)} won {p.card} at {p.at}")
+    if isinstance(p, ev.SpreadRefilled):
+        if voice.viewer is None or _known_at(after, p.at, voice.viewer):
+            return sentence(f"The empty space {p.at} was refilled face down with {p.card}")
+        return sentence(f"The empty space {p.at} was refilled face down")
+    if isinstance(p, ev.FinalFlip):
+        grid = grid_of(after)
+        flipped = []
+        for n, (card, winner) in enumerate(zip(p.cards, p.winners, strict=False)):
+            if card is not None:
+                to = f"to {voice.who(winner)}" if winner is not None else "discarded"
+                flipped.append(f"{grid.position_name(n)} {card} {to}")
+        return sentence(f"The deck is empty: every card left in the spread is turned up and won: {listed(flipped)}")
+    return sentence(f"{who}: {p.TYPE}")
+
+
+LEGEND = (
+    "A spread card: its place (a1 top left), name and [points]; ▲ ▶ ▼ ◀ its top, right, bottom and left sides, each "
+    "with its zone and the stones on that edge (black×2: two black stones; · none).",
+    "▒▒ face down: a card you cannot see; (remembered) one you saw dealt or peeked at; FACE UP a flipped card waiting "
+    "for its winner; ▶ before a seat: the seat to move; ★ a winner.",
+)
+"""What the symbols of the table mean (`logs replay --legend`)."""
+
+
+PRESENTATION: Presentation[StonesState] = Presentation(render=render, public_move=public_move, tell=tell, legend=LEGEND)
