@@ -97,7 +97,22 @@ class Store:
         threads = threads or (1 if read_only else None)
         if threads:
             db.set_threads(threads)
-        return cls(db, read_only=read_only and db.path != MEMORY)
+        store = cls(db, read_only=read_only and db.path != MEMORY)
+        if db.path != MEMORY:
+            from loom.replay import journal  # it writes through a store
+
+            if read_only and journal.pending(db.path):
+                # A server stopped before its journal was moved in: moved in first (the file's one-line locked
+                # error if another process holds it), then read.
+                store.close()
+                journal.move_in(db.path)
+                return cls.open(path, read_only=True, threads=threads)
+            try:
+                journal.recover(store)
+            except BaseException:
+                store.close()
+                raise
+        return store
 
     def cursor(self) -> Store:
         """The same database on a connection of its own, for another thread."""
