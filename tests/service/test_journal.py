@@ -11,10 +11,10 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from random import Random
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -222,4 +222,3 @@ def test_every_append_acknowledged_with_the_mover_held_back_survives_kill_9(tmp_
             assert store.game_row(game_id).last_seq == seq
             assert [event.seq for event in store.load(game_id)] == list(range(1, seq + 1))
     assert not pending(db)
-
