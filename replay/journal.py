@@ -57,6 +57,9 @@ LIMIT = 64 << 20
 """Bytes past which the mover holds the writer back for one move, to catch up and start a fresh file."""
 WAIT = 30.0
 """Seconds a read waits at most for the mover to pass what was acknowledged when it began."""
+KEEP_GAMES = 4096
+"""Games whose last journaled append the journal remembers before it forgets those moved (a read of one game waits
+for that game's appends only)."""
 RETRY = 0.5
 """Seconds before the mover tries again after a move that failed (a full disk)."""
 
@@ -185,8 +188,8 @@ def recover(store: Store) -> int:
     data = path.read_bytes()
     marked, offset = _mark(store)
     start = HEADER.size if generation > marked else offset if generation == marked else len(data)
-    moved, batch, states = 0, [], {}
-    end = start
+    moved, batch, end = 0, [], start
+    states: dict[int, tuple[Any, Any]] = {}
     for end, body in records(data, start):
         batch.extend(_recomputed(store, body, states))
         if len(batch) >= MOVE_MAX:
@@ -265,6 +268,7 @@ class Journal:
         self.moves = 0  # DuckDB transactions of the mover, and appends in them: how large the moves are
         self.appends_moved = 0
         self._pending: deque[_Pending] = deque()
+        self._acked_of: dict[int, int] = {}  # game id -> `acked` after its last journaled append, until moved
         self._lock = threading.Condition()
         self._hurried = threading.Event()
         self._stopping = False
@@ -287,12 +291,15 @@ class Journal:
                 raise StoreError(f"cannot write the journal {self.path}: {error.strerror}") from None
             self.offset += len(data)
             self.acked += len(data)
+            for a in appends:
+                self._acked_of[a.info.id] = self.acked
             self._pending.append(_Pending(self.acked, self.offset, appends))
             self._lock.notify_all()
 
-    def caught_up(self, timeout: float = WAIT) -> None:
-        """Return once every append acknowledged before the call is in DuckDB (at once when none is pending)."""
-        target = self.acked
+    def caught_up(self, game_id: int | None = None, timeout: float = WAIT) -> None:
+        """Return once every append acknowledged before the call (to game `game_id`, if given) is in DuckDB: at once
+        when none is pending."""
+        target = self.acked if game_id is None else self._acked_of.get(game_id, 0)
         if self.moved >= target:
             return
         self._hurried.set()
@@ -338,6 +345,10 @@ class Journal:
             for _ in taken:
                 self._pending.popleft()
             self.moved = taken[-1].total
+            if not self._pending:
+                self._acked_of.clear()
+            elif len(self._acked_of) > KEEP_GAMES:
+                self._acked_of = {k: v for k, v in self._acked_of.items() if v > self.moved}
             self._lock.notify_all()
             if self.offset > LIMIT and self._pending:  # the writer waits for this lock: it cannot outrun a cut
                 rest = list(self._pending)

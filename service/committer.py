@@ -12,7 +12,7 @@ is kept, and each of its jobs runs again alone, in its own transaction: each req
 With a journal (replay/journal.py, a served file's), the group's appends are not committed to DuckDB by the writer:
 they are written to the journal as one record (one `os.write`), and answered then; the journal's mover thread moves
 them into DuckDB. The other writes (a new game, a branch, the secret) wait for the mover to have moved every append
-acknowledged before them, then run in one transaction as above.
+acknowledged before them (unless they only add rows: a new game), then run in one transaction as above.
 """
 
 from __future__ import annotations
@@ -64,6 +64,9 @@ class Staged(Generic[T]):
     answer: Callable[[Any], T]
     appends: Sequence[Append] = ()
     write: Callable[[Store], Any] | None = None
+    after_moved: bool = True
+    """With a journal: whether `write` waits for the mover to have moved every acknowledged append (it reads or
+    changes games appended to); a write of new rows only (a new game) need not."""
 
 
 class Job(Protocol[T]):
@@ -220,7 +223,8 @@ class Committer:
         if not writing:
             return
         try:
-            journal.caught_up()
+            if any(staged.after_moved for _, staged in writing):
+                journal.caught_up()
         except Exception as error:
             for waiting, _ in writing:
                 waiting.future.set_exception(error)

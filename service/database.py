@@ -74,10 +74,11 @@ class Database:
             self.store.cursor(), self.latest, self.remember, self.forget, self._committed, self.journal
         )
 
-    def reader(self) -> Store:
-        """This thread's store, on its own cursor, once every append acknowledged so far is in it."""
+    def reader(self, game_id: int | None = None) -> Store:
+        """This thread's store, on its own cursor, once every append acknowledged so far (to game `game_id`, if
+        given: a read of that game only) is in it."""
         if self.journal is not None:
-            self.journal.caught_up()
+            self.journal.caught_up(game_id)
         store = getattr(self._local, "store", None)
         if store is None:
             store = self.store.cursor()
@@ -119,7 +120,7 @@ class Database:
             if kept is not None:
                 self._latest.move_to_end(game_id)
                 return kept
-        at: Position = position(self.reader(), game_id)
+        at: Position = position(self.reader(game_id), game_id)
         self.remember(at.info, at.state)
         return at.info, at.state
 
