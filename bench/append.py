@@ -117,8 +117,9 @@ def timed(threads: int, work: Callable[[int], list[float]]) -> tuple[float, list
     return time.perf_counter() - began, [t for r in results for t in r]
 
 
-DRAINED: dict[str, float] = {}
-"""Seconds the journal's mover took, after the last acknowledgement, to have every append in DuckDB."""
+DRAINED: dict[str, tuple[float, float]] = {}
+"""Seconds the journal's mover took, after the last acknowledgement, to have every append in DuckDB; and how many
+appends it moved per DuckDB transaction on average."""
 
 
 def loom(
@@ -154,7 +155,7 @@ def loom(
         began = time.perf_counter()
         if db.journal is not None:
             db.journal.caught_up()
-            DRAINED[path.name] = time.perf_counter() - began
+            DRAINED[path.name] = (time.perf_counter() - began, db.journal.appends_moved / max(1, db.journal.moves))
         return result
     finally:
         service.close()
@@ -260,7 +261,7 @@ def main() -> None:
                 note = f"p50 {spread['p50']:.2f} ms, p99 {spread['p99']:.2f} ms"
                 drained = DRAINED.pop(f"{threads}-{number}.db", None)
                 if drained is not None:
-                    note += f", all in DuckDB {drained * 1000:.0f} ms after the last answer"
+                    note += f", all in DuckDB {drained[0] * 1000:.0f} ms after the last answer, {drained[1]:.0f} a move"
                 report.add(label, rates[label], "actions/s", note, f"{run.__name__}_{threads}")
             ours, theirs, bottom, synced, before = rates.values()
             report.add("Loom / eventsourcing", ours / theirs, "x", key=f"vs_peer_{threads}")

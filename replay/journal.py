@@ -175,8 +175,8 @@ def _sync_folder(path: Path) -> None:
 
 
 def recover(store: Store) -> int:
-    """Move into the store (opened for writing) whatever its journal holds beyond its mark, then start a fresh,
-    empty journal; the number of appends moved. A torn last record is ignored. Nothing to do without a journal."""
+    """Move into the store (opened for writing) whatever its journal holds beyond its mark, then remove the
+    journal; the number of appends moved. A torn last record is ignored. Nothing to do without a journal."""
     if store.path == MEMORY or store.read_only:
         return 0
     path = journal_path(store.path)
