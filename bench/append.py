@@ -6,6 +6,8 @@
 - the peer: the `eventsourcing` library (pip install -e '.[bench]') on SQLite, one aggregate per game and one
   `save` (one transaction) per action, the action's events as the event's payload: the same games, the same events.
 - the floor: one DuckDB row inserted and committed per call (each thread on its own cursor of one connection).
+- Loom with the journal fsynced after each group (power-loss durable), and Loom without the journal (each group
+  committed to DuckDB before its answer: the write path before the journal), in the same run.
 
 The games are dealt and played in memory first (three-player Motto, random legal actions), so every path writes
 the same actions; the time of each is the wall time of all its threads.
@@ -36,9 +38,13 @@ import orjson  # noqa: E402
 from bench._common import GAME, Report, output_path, parser, percentiles, temp_dir  # noqa: E402
 from loom.engine.play import act, chance_rng, start  # noqa: E402
 from loom.engine.registry import get_game  # noqa: E402
+from loom.replay.live import service_secret  # noqa: E402
 from loom.replay.recorder import event_rows  # noqa: E402
 from loom.service import writing  # noqa: E402
+from loom.service.access import Keys  # noqa: E402
 from loom.service.context import Caller, Service  # noqa: E402
+from loom.service.database import Database  # noqa: E402
+from loom.service.hub import Hub  # noqa: E402
 from loom.service.models import ActionBody, NewGameBody  # noqa: E402
 from loom.service.settings import Settings  # noqa: E402
 
@@ -111,9 +117,18 @@ def timed(threads: int, work: Callable[[int], list[float]]) -> tuple[float, list
     return time.perf_counter() - began, [t for r in results for t in r]
 
 
-def loom(path: Path, shares: list[list[Played]]) -> tuple[float, list[float]]:
-    """`service.writing.act` for every action, each thread on its games; the games are created first (not timed)."""
-    service = Service.open(Settings(str(path), admin_token=ADMIN))
+DRAINED: dict[str, tuple[float, float]] = {}
+"""Seconds the journal's mover took, after the last acknowledgement, to have every append in DuckDB; and how many
+appends it moved per DuckDB transaction on average."""
+
+
+def loom(
+    path: Path, shares: list[list[Played]], *, journal: bool = True, fsync: bool = False
+) -> tuple[float, list[float]]:
+    """`service.writing.act` for every action, each thread on its games; the games are created first (not timed).
+    With the journal (the default) an action returns once in the journal; without, once committed to DuckDB."""
+    db = Database(str(path), journal=journal, fsync=fsync)
+    service = Service(Settings(db.path, admin_token=ADMIN), db, Keys(db.write(service_secret), ADMIN), Hub())
     caller = Caller(ADMIN)
     try:
         created = [
@@ -136,9 +151,24 @@ def loom(path: Path, shares: list[list[Played]]) -> tuple[float, list[float]]:
                     times.append(time.perf_counter() - began)
             return times
 
-        return timed(len(shares), work)
+        result = timed(len(shares), work)
+        began = time.perf_counter()
+        if db.journal is not None:
+            db.journal.caught_up()
+            DRAINED[path.name] = (time.perf_counter() - began, db.journal.appends_moved / max(1, db.journal.moves))
+        return result
     finally:
         service.close()
+
+
+def loom_fsync(path: Path, shares: list[list[Played]]) -> tuple[float, list[float]]:
+    """Loom with the journal fsynced after each group (power-loss durable)."""
+    return loom(path, shares, fsync=True)
+
+
+def loom_before(path: Path, shares: list[list[Played]]) -> tuple[float, list[float]]:
+    """Loom without the journal: each group committed to DuckDB before it is answered (before issue 14's journal)."""
+    return loom(path, shares, journal=False)
 
 
 def peer(path: Path, shares: list[list[Played]]) -> tuple[float, list[float]]:
@@ -212,9 +242,11 @@ def main() -> None:
     if Table is None:
         raise SystemExit("the peer is missing: pip install -e '.[bench]' (eventsourcing)")
     paths: dict[str, Callable[[Path, list[list[Played]]], tuple[float, list[float]]]] = {
-        "Loom (service.writing.act)": loom,
+        "Loom (service.writing.act, journal)": loom,
         "eventsourcing on SQLite (the peer)": peer,
         "one DuckDB row + commit (the floor)": floor,
+        "Loom, journal fsynced per group": loom_fsync,
+        "Loom without the journal (before)": loom_before,
     }
     with temp_dir(NAME) as tmp:
         for threads in THREADS:
@@ -227,10 +259,15 @@ def main() -> None:
                 rates[label] = len(times) / wall
                 spread = percentiles([t * 1000 for t in times])
                 note = f"p50 {spread['p50']:.2f} ms, p99 {spread['p99']:.2f} ms"
+                drained = DRAINED.pop(f"{threads}-{number}.db", None)
+                if drained is not None:
+                    note += f", all in DuckDB {drained[0] * 1000:.0f} ms after the last answer, {drained[1]:.0f} a move"
                 report.add(label, rates[label], "actions/s", note, f"{run.__name__}_{threads}")
-            ours, theirs, bottom = rates.values()
+            ours, theirs, bottom, synced, before = rates.values()
             report.add("Loom / eventsourcing", ours / theirs, "x", key=f"vs_peer_{threads}")
             report.add("Loom / floor", ours / bottom, "x", key=f"vs_floor_{threads}")
+            report.add("Loom fsynced / eventsourcing", synced / theirs, "x", key=f"fsync_vs_peer_{threads}")
+            report.add("Loom / Loom without the journal", ours / before, "x", key=f"vs_before_{threads}")
     report.emit(output_path(NAME, args))
 
 

@@ -13,6 +13,7 @@ lives only in replay/queries.py. The work is done by a module per job, which thi
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
@@ -97,7 +98,24 @@ class Store:
         threads = threads or (1 if read_only else None)
         if threads:
             db.set_threads(threads)
-        return cls(db, read_only=read_only and db.path != MEMORY)
+        store = cls(db, read_only=read_only and db.path != MEMORY)
+        # A server's journal (replay/journal.py, `<db>.journal`) left behind is moved in first; the module (and the
+        # games' rules it may need) is imported only when there is one.
+        if db.path != MEMORY and os.path.exists(f"{db.path}.journal"):
+            from loom.replay import journal
+
+            if read_only and journal.pending(db.path):
+                # A server stopped before its journal was moved in: moved in first (the file's one-line locked
+                # error if another process holds it), then read.
+                store.close()
+                journal.move_in(db.path)
+                return cls.open(path, read_only=True, threads=threads)
+            try:
+                journal.recover(store)
+            except BaseException:
+                store.close()
+                raise
+        return store
 
     def cursor(self) -> Store:
         """The same database on a connection of its own, for another thread."""

@@ -8,6 +8,11 @@ append survives a crash.
 
 If the group's transaction fails (a database error, a game that moved under a state kept in memory), nothing of it
 is kept, and each of its jobs runs again alone, in its own transaction: each request gets its own true answer.
+
+With a journal (replay/journal.py, a served file's), the group's appends are not committed to DuckDB by the writer:
+they are written to the journal as one record (one `os.write`), and answered then; the journal's mover thread moves
+them into DuckDB. The other writes (a new game, a branch, the secret) wait for the mover to have moved every append
+acknowledged before them (unless they only add rows: a new game), then run in one transaction as above.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
+from loom.replay.journal import Journal
 from loom.replay.live import Append, append_group
 from loom.replay.store import ConcurrencyError, GameInfo, Store, StoreError
 
@@ -58,6 +64,9 @@ class Staged(Generic[T]):
     answer: Callable[[Any], T]
     appends: Sequence[Append] = ()
     write: Callable[[Store], Any] | None = None
+    after_moved: bool = True
+    """With a journal: whether `write` waits for the mover to have moved every acknowledged append (it reads or
+    changes games appended to); a write of new rows only (a new game) need not."""
 
 
 class Job(Protocol[T]):
@@ -81,9 +90,11 @@ class Committer:
         latest: Callable[[int], tuple[GameInfo, Any]],
         remember: Callable[[GameInfo, Any], None],
         forget: Callable[[int], None],
-        committed: Callable[[list[int]], None],
+        committed: Callable[[list[int], bool], None],
+        journal: Journal | None = None,
     ) -> None:
         self.store = store
+        self.journal = journal
         self._latest, self._remember, self._forget, self._committed = latest, remember, forget, committed
         self._queue: queue.SimpleQueue[_Waiting | None] = queue.SimpleQueue()
         self._closed = False
@@ -158,6 +169,9 @@ class Committer:
 
     def _write_group(self, group: list[_Waiting]) -> None:
         """Check every job against the live state, write the staged ones in one transaction, then answer all."""
+        if self.journal is not None:
+            self._journal_group(group, self.journal)
+            return
         if len(group) == 1:
             self._write_alone(group[0])
             return
@@ -180,6 +194,52 @@ class Committer:
                 _answer(waiting.future, outcome, next(results))
             else:
                 waiting.future.set_exception(outcome)
+
+    def _journal_group(self, group: list[_Waiting], journal: Journal) -> None:
+        """Check every job; write the appends of those that only append as one journal record and answer them; then
+        the other writes, once the mover has moved every acknowledged append, in one transaction."""
+        live = Live(self.store, self._latest)
+        checked = [(waiting, _checked(waiting.job, live)) for waiting in group]
+        appending = [(w, s) for w, s in checked if isinstance(s, Staged) and s.write is None]
+        writing = [(w, s) for w, s in checked if isinstance(s, Staged) and s.write is not None]
+        appends = [a for _, s in appending for a in s.appends]
+        try:
+            if appends:
+                journal.append(appends)
+        except Exception as error:  # nothing of the record was kept: none of them is acknowledged
+            for game_id in live.played:
+                self._forget(game_id)
+            for waiting, _ in appending:
+                waiting.future.set_exception(error)
+            appending = []
+        else:
+            if appending:
+                self._done(live, [s for _, s in appending], moved=False)
+        for waiting, outcome in checked:
+            if not isinstance(outcome, Staged):
+                waiting.future.set_exception(outcome)
+        for waiting, staged in appending:
+            _answer(waiting.future, staged, None)
+        if not writing:
+            return
+        try:
+            if any(staged.after_moved for _, staged in writing):
+                journal.caught_up()
+        except Exception as error:
+            for waiting, _ in writing:
+                waiting.future.set_exception(error)
+            return
+        live = Live(self.store, self._latest)
+        try:
+            with self.store.transaction():
+                written = _written(self.store, [s for _, s in writing])
+        except Exception:
+            for waiting, _ in writing:
+                self._write_alone(waiting)
+            return
+        self._done(live, [s for _, s in writing])
+        for (waiting, staged), result in zip(writing, written):
+            _answer(waiting.future, staged, result)
 
     def _write_alone(self, waiting: _Waiting) -> None:
         """One job in its own transaction."""
@@ -209,13 +269,13 @@ class Committer:
         now = self.store.game_row(info.id).last_seq
         return Conflict(f"game {info.id} is at event {now}, not {info.last_seq}; read it again", now)
 
-    def _done(self, live: Live, staged: list[Staged[Any]]) -> None:
-        """After a commit: keep the new latest states and say which games changed."""
+    def _done(self, live: Live, staged: list[Staged[Any]], *, moved: bool = True) -> None:
+        """After a commit (or a journal record): keep the new latest states and say which games changed."""
         for info, state in live.played.values():
             self._remember(info, state)
         self.groups += 1
         self.jobs += len(staged)
-        self._committed(sorted({a.info.id for s in staged for a in s.appends}))
+        self._committed(sorted({a.info.id for s in staged for a in s.appends}), moved)
 
 
 def _checked(job: Job[Any], live: Live) -> Staged[Any] | BaseException:

@@ -3,16 +3,27 @@
 A store's connection is not safe across threads, and requests run on a pool of threads: each thread reads
 through its own cursor of the one connection, and every write is a job of the one writer (`service.committer`),
 which commits the writes that arrive together in one transaction.
+
+A file's appends are acknowledged once in its journal (replay/journal.py), before they are in DuckDB: every read of
+the store (`reader()`, and so `latest()` of a game not kept) first waits for the journal's mover to pass what was
+acknowledged when the read began, which costs one comparison when nothing is pending.
+
+Settings, from the environment (`logs serve` has no flags for them): `LOGS_JOURNAL_FSYNC=1` fsyncs the journal
+after each group (an acknowledged append then survives a power loss, not only a crash of the server);
+`LOGS_JOURNAL_SETTLE` is the seconds the mover lets appends gather (default 0.005; a reader never waits for it).
 """
 
 from __future__ import annotations
 
+import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any, TypeVar
 
+from loom.replay.connection import MEMORY
+from loom.replay.journal import SETTLE, Journal
 from loom.replay.projector import Following
 from loom.replay.readers import PUBLISH_EVERY, Publisher
 from loom.replay.replay import Position, position
@@ -34,8 +45,11 @@ class Database:
         *,
         publish_every: float = PUBLISH_EVERY,
         appended: Callable[[int], None] = lambda game_id: None,
+        journal: bool = True,
+        fsync: bool | None = None,
+        settle: float | None = None,
     ) -> None:
-        self.store = Store.open(path)
+        self.store = Store.open(path)  # moves in the journal a killed server left behind
         self.path = self.store.path
         self._local = threading.local()
         self._cursors: list[Store] = []
@@ -46,12 +60,25 @@ class Database:
         self._latest_lock = threading.Lock()
         # Other processes cannot open the file while this one holds it: they read the copy published beside it.
         self.publisher = Publisher.start(self.store, every=publish_every)
-        self.committer = Committer(self.store.cursor(), self.latest, self.remember, self.forget, self._committed)
         # The facts projections follow the log on a thread of their own, off the appends' hot path.
         self.projector = Following.start(self.store)
+        self.journal: Journal | None = None
+        if journal and self.store.path != MEMORY:
+            self.journal = Journal(
+                self.store.cursor(),
+                fsync=os.environ.get("LOGS_JOURNAL_FSYNC", "0") == "1" if fsync is None else fsync,
+                settle=float(os.environ.get("LOGS_JOURNAL_SETTLE", SETTLE)) if settle is None else settle,
+                moved=self._moved,
+            )
+        self.committer = Committer(
+            self.store.cursor(), self.latest, self.remember, self.forget, self._committed, self.journal
+        )
 
-    def reader(self) -> Store:
-        """This thread's store, on its own cursor."""
+    def reader(self, game_id: int | None = None) -> Store:
+        """This thread's store, on its own cursor, once every append acknowledged so far (to game `game_id`, if
+        given: a read of that game only) is in it."""
+        if self.journal is not None:
+            self.journal.caught_up(game_id)
         store = getattr(self._local, "store", None)
         if store is None:
             store = self.store.cursor()
@@ -68,10 +95,16 @@ class Database:
         """Run `write` on the writer's store (in the transaction of its group), once committed; what it returned."""
         return self.submit(lambda live: Staged(answer=lambda done: done, write=write)).result()
 
-    def _committed(self, game_ids: list[int]) -> None:
-        """After each commit (on the writer's thread): wake the games' streams, and have the copy published."""
+    def _committed(self, game_ids: list[int], moved: bool = True) -> None:
+        """After each commit or journal record (on the writer's thread): wake the games' streams (their reads wait
+        for the mover), and once in DuckDB, the projector and the publisher."""
         for game_id in game_ids:
             self._appended(game_id)
+        if moved:
+            self._moved(game_ids)
+
+    def _moved(self, game_ids: list[int]) -> None:
+        """Appends are in DuckDB: have their facts projected, and the copy published."""
         self.projector.wake()  # never waits: the facts are projected on the projector's thread
         if self.publisher is not None:
             self.publisher.changed()  # never waits: the copy is made on the publisher's thread
@@ -87,7 +120,7 @@ class Database:
             if kept is not None:
                 self._latest.move_to_end(game_id)
                 return kept
-        at: Position = position(self.reader(), game_id)
+        at: Position = position(self.reader(game_id), game_id)
         self.remember(at.info, at.state)
         return at.info, at.state
 
@@ -115,6 +148,8 @@ class Database:
                 return
             self._closed = True
             self.committer.close()  # answers the writes already handed over
+            if self.journal is not None:
+                self.journal.close()  # moves every acknowledged append into DuckDB
             self.projector.stop()  # its batch under way is committed or rolled back, then its cursor closes
             if self.publisher is not None:
                 self.publisher.stop()  # before the connection closes: its last copy may be under way

@@ -49,7 +49,7 @@ def _created(service: Service, new: NewGame) -> Staged[dict[str, Any]]:
         issued = service.keys.tokens(game_id, len(new.seats))
         return {"id": game_id, "seq": new.events.seq[-1], "status": new.status, "tokens": issued}
 
-    return Staged(answer, write=lambda store: add_game(store, new))
+    return Staged(answer, write=lambda store: add_game(store, new), after_moved=False)  # new rows only
 
 
 def act(service: Service, caller: Caller, game_id: int, body: ActionBody) -> Future[dict[str, Any]]:

@@ -1,0 +1,386 @@
+"""The journal: a commit log in front of DuckDB, so that an append is acknowledged on one file write, not a commit.
+
+Like KurrentDB's own log (a chunk file written ahead, then indexed) or SQLite's write-ahead log: the server's one
+writer checks a group of appends against the live state, writes them to `<db>.journal` as ONE record with one
+`os.write` (the OS has the bytes: an acknowledged append survives `kill -9`; with `fsync` it survives a power loss
+too), and answers. A mover thread then drains the journal into DuckDB in large groups (`replay.live.append_group`),
+recording in the same DuckDB transaction how far it has moved (the meta key `journal_moved`: generation and offset),
+so a crash between the two moves nothing twice. Once caught up (or once the file has grown past `LIMIT`, holding the
+writer back for one move) it starts a fresh file of the next generation: the journal never grows without bound.
+
+The file: a header (magic, generation), then records, each its length, its CRC-32 and its body (JSON: per append
+the game, the seq it expected, its events as stored). A torn last record (a crash mid-write) fails its length or its
+check and is ignored, as is everything after it: it was never acknowledged.
+
+Opening a store for writing moves a journal left behind in first (`recover`, called by `Store.open`), recomputing
+what the events need (the state before them, their snapshots, the results) from the store itself.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import struct
+import threading
+import time
+import zlib
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from loom.engine.play import Step
+from loom.engine.registry import get_game
+from loom.replay.connection import MEMORY, StoreError
+from loom.replay.live import Append, Played, append_group
+from loom.replay.reading import decoded
+from loom.replay.recorder import event_rows, status_of
+from loom.replay.replay import position
+from loom.replay.store import Store
+
+MAGIC = b"LOOMJNL1"
+HEADER = struct.Struct("<8sQ")  # magic, generation
+RECORD = struct.Struct("<II")  # body length, CRC-32 of the body
+MARK = "journal_moved"
+UPSERT_MARK = "INSERT OR REPLACE INTO meta VALUES (?, ?)"
+
+MOVE_MAX = 4096
+"""Appends moved in one DuckDB transaction at most (recovery and the mover alike)."""
+SETTLE = 0.005
+"""Seconds the mover lets appends gather once one is pending, unless a reader hurries it: fewer, larger moves."""
+CUT_AT = 1 << 20
+"""Bytes past which a caught-up mover starts a fresh file (a smaller one is reused: a cut costs a rename)."""
+LIMIT = 64 << 20
+"""Bytes past which the mover holds the writer back for one move, to catch up and start a fresh file."""
+WAIT = 30.0
+"""Seconds a read waits at most for the mover to pass what was acknowledged when it began."""
+KEEP_GAMES = 4096
+"""Games whose last journaled append the journal remembers before it forgets those moved (a read of one game waits
+for that game's appends only)."""
+RETRY = 0.5
+"""Seconds before the mover tries again after a move that failed (a full disk)."""
+
+log = logging.getLogger("loom.journal")
+
+
+def journal_path(db_path: str | Path) -> Path:
+    """Where the journal of the database at `db_path` lives: `loom.duckdb` -> `loom.duckdb.journal`."""
+    return Path(f"{db_path}.journal")
+
+
+def encode(appends: Sequence[Append]) -> bytes:
+    """One record: the appends of a group, each its game, the seq it expected and its events as stored."""
+    body = []
+    for a in appends:
+        rows = event_rows(a.played.steps, a.info.last_seq)
+        body.append([a.info.id, a.info.last_seq, rows.turn, rows.actor, rows.type, rows.version, rows.payload])
+    data = orjson.dumps(body)
+    return RECORD.pack(len(data), zlib.crc32(data)) + data
+
+
+def records(data: bytes, start: int) -> Iterator[tuple[int, list[Any]]]:
+    """The whole records of a journal's bytes from offset `start`, each with the offset just past it; the first torn
+    or damaged one ends them (it was never acknowledged)."""
+    at = start
+    while at + RECORD.size <= len(data):
+        length, crc = RECORD.unpack_from(data, at)
+        body = data[at + RECORD.size : at + RECORD.size + length]
+        if len(body) != length or zlib.crc32(body) != crc:
+            return
+        at += RECORD.size + length
+        yield at, orjson.loads(body)
+
+
+def _mark(store: Store) -> tuple[int, int]:
+    """(generation, offset) the store has moved its journal to; (0, 0) if it never did."""
+    kept = store.meta(MARK)
+    if kept is None:
+        return 0, 0
+    generation, offset = kept.split(":")
+    return int(generation), int(offset)
+
+
+def _generation(path: Path) -> int | None:
+    """The generation in the header of the journal at `path`; None if it has no whole header."""
+    try:
+        with open(path, "rb") as file:
+            head = file.read(HEADER.size)
+    except FileNotFoundError:
+        return None
+    if len(head) < HEADER.size:
+        return None
+    magic, generation = HEADER.unpack(head)
+    return int(generation) if magic == MAGIC else None
+
+
+def pending(db_path: str | Path) -> bool:
+    """Whether the database at `db_path` has a journal with records in it (maybe moved already: one stat)."""
+    try:
+        return os.stat(journal_path(db_path)).st_size > HEADER.size
+    except OSError:
+        return False
+
+
+def merged(appends: Sequence[Append]) -> list[Append]:
+    """Successive appends to one game as one (the events of both, from the first's state to the last's): a move is
+    then one round of `append_group`, however many times a game was appended to meanwhile."""
+    out: list[Append] = []
+    at: dict[int, int] = {}
+    for a in appends:
+        index = at.get(a.info.id)
+        if index is not None:
+            first = out[index]
+            if first.info.last_seq + len(first.played.steps) == a.info.last_seq:
+                steps = first.played.steps + a.played.steps
+                out[index] = Append(first.info, first.game, first.before, Played(steps, a.played.state))
+                continue
+        at[a.info.id] = len(out)
+        out.append(a)
+    return out
+
+
+def move(store: Store, appends: Sequence[Append], generation: int, offset: int) -> None:
+    """Write the appends into the store and mark the journal moved to (generation, offset), in one transaction."""
+    db = store.db
+    with db.written(conflict="the journal does not fit the store: a game is not where its journaled append expects"):
+        if appends:
+            append_group(store, merged(appends))
+        db.run(UPSERT_MARK, [MARK, f"{generation}:{offset}"])
+
+
+def _write_fresh(path: Path, generation: int, sync: bool) -> None:
+    """Replace the journal at `path` with an empty one of `generation` (written aside, then renamed: whole or not)."""
+    aside = path.with_name(path.name + ".new")
+    fd = os.open(aside, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.write(fd, HEADER.pack(MAGIC, generation))
+        if sync:
+            os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(aside, path)
+    if sync:
+        _sync_folder(path)
+
+
+def _sync_folder(path: Path) -> None:
+    fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def recover(store: Store) -> int:
+    """Move into the store (opened for writing) whatever its journal holds beyond its mark, then remove the
+    journal; the number of appends moved. A torn last record is ignored. Nothing to do without a journal."""
+    if store.path == MEMORY or store.read_only:
+        return 0
+    path = journal_path(store.path)
+    generation = _generation(path)
+    if generation is None:
+        if path.exists():  # a header torn by a crash as the file was made: it holds no record
+            path.unlink()
+        return 0
+    data = path.read_bytes()
+    marked, offset = _mark(store)
+    start = HEADER.size if generation > marked else offset if generation == marked else len(data)
+    moved, batch, end = 0, [], start
+    states: dict[int, tuple[Any, Any]] = {}
+    for end, body in records(data, start):
+        batch.extend(_recomputed(store, body, states))
+        if len(batch) >= MOVE_MAX:
+            move(store, batch, generation, end)
+            moved, batch, states = moved + len(batch), [], {}
+    if batch or end > start:
+        move(store, batch, generation, end)
+        moved += len(batch)
+    if moved:
+        log.warning("moved %d journaled appends of %s into the store", moved, store.path)
+    # Nothing is left to move (the mark says so, should this unlink not happen): a writer makes a file of its own,
+    # of a generation past the mark.
+    path.unlink()
+    return moved
+
+
+def _recomputed(store: Store, body: list[Any], states: dict[int, tuple[Any, Any]]) -> list[Append]:
+    """The appends of one record as `append_group` takes them: the state before each read from the store (or from
+    the appends before it in the batch), its events decoded and folded."""
+    out = []
+    for game_id, expected, turns, actors, kinds, versions, payloads in body:
+        kept = states.get(game_id)
+        if kept is None or kept[0].last_seq != expected:
+            at = position(store, game_id, seq=expected)
+            kept = (replace(at.info, last_seq=expected), at.state)
+        info, before = kept
+        game = get_game(info.game)
+        steps = [Step(t, a, decoded(k, p, v)) for t, a, k, v, p in zip(turns, actors, kinds, versions, payloads)]
+        state = before
+        for step in steps:
+            state = game.apply(state, step.payload)
+        out.append(Append(info, game, before, Played(steps, state)))
+        last = expected + len(steps)
+        states[game_id] = (replace(info, last_seq=last, turns=steps[-1].turn, status=status_of(game, state)), state)
+    return out
+
+
+def move_in(path: str | Path) -> None:
+    """Move a journal left beside the database at `path` into it (a store opened for writing, then closed)."""
+    Store.open(path).close()  # Store.open recovers
+
+
+@dataclass
+class _Pending:
+    total: int  # bytes acknowledged up to and including this record (since this process opened the journal)
+    offset: int  # the file's offset just past the record
+    appends: Sequence[Append]
+
+
+class Journal:
+    """The journal of a store being served: the writer appends records, a mover thread drains them into DuckDB.
+
+    `moved` is told the games of each move once committed (on the mover's thread)."""
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        fsync: bool = False,
+        settle: float = SETTLE,
+        moved: Callable[[list[int]], None] = lambda game_ids: None,
+    ) -> None:
+        self.store = store  # a cursor of the mover's own
+        self.path = journal_path(store.path)
+        self.fsync, self.settle, self._moved = fsync, settle, moved
+        marked, _ = _mark(store)
+        generation = _generation(self.path)
+        if generation is None or generation < marked:
+            generation = marked + 1
+            _write_fresh(self.path, generation, fsync)
+        self.generation = generation
+        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
+        self.offset = os.fstat(self._fd).st_size  # a file left by `recover` is empty: just its header
+        self.acked = 0  # bytes acknowledged, and moved, since opened: a read waits until moved >= acked
+        self.moved = 0
+        self.moves = 0  # DuckDB transactions of the mover, and appends in them: how large the moves are
+        self.appends_moved = 0
+        self._pending: deque[_Pending] = deque()
+        self._acked_of: dict[int, int] = {}  # game id -> `acked` after its last journaled append, until moved
+        self._lock = threading.Condition()
+        self._hurried = threading.Event()
+        self._stopping = False
+        self._thread = threading.Thread(target=self._run, name="loom-mover", daemon=True)
+        self._thread.start()
+
+    def append(self, appends: Sequence[Append]) -> None:
+        """Write the group's appends as one record (and fsync it, if set): once this returns they are acknowledged.
+        StoreError, with nothing of the record kept, if the file cannot take it (a full disk)."""
+        data = encode(appends)
+        with self._lock:
+            try:
+                written = os.write(self._fd, data)
+                while written < len(data):
+                    written += os.write(self._fd, data[written:])
+                if self.fsync:
+                    os.fdatasync(self._fd)
+            except OSError as error:
+                os.ftruncate(self._fd, self.offset)  # no torn record before the next one
+                raise StoreError(f"cannot write the journal {self.path}: {error.strerror}") from None
+            self.offset += len(data)
+            self.acked += len(data)
+            for a in appends:
+                self._acked_of[a.info.id] = self.acked
+            self._pending.append(_Pending(self.acked, self.offset, appends))
+            self._lock.notify_all()
+
+    def caught_up(self, game_id: int | None = None, timeout: float = WAIT) -> None:
+        """Return once every append acknowledged before the call (to game `game_id`, if given) is in DuckDB: at once
+        when none is pending."""
+        target = self.acked if game_id is None else self._acked_of.get(game_id, 0)
+        if self.moved >= target:
+            return
+        self._hurried.set()
+        with self._lock:
+            if not self._lock.wait_for(lambda: self.moved >= target, timeout):
+                raise StoreError(f"the store is more than {timeout:.0f} s behind its journal; try again shortly")
+
+    def close(self) -> None:
+        """Move everything acknowledged into DuckDB, stop the mover, remove the (empty) journal."""
+        with self._lock:
+            self._stopping = True
+            self._lock.notify_all()
+        self._hurried.set()
+        self._thread.join()
+        os.close(self._fd)
+        if not self._pending:
+            self.path.unlink(missing_ok=True)
+        self.store.close()
+
+    def _run(self) -> None:
+        while True:
+            with self._lock:
+                self._lock.wait_for(lambda: self._pending or self._stopping)
+                if not self._pending:
+                    return
+            if self.settle and not self._stopping:
+                self._hurried.wait(self.settle)
+            self._hurried.clear()
+            try:
+                self._move()
+            except Exception:  # a full disk, say: the appends stay pending, in memory and in the file
+                log.exception("the journal's mover failed; it will try again")
+                if self._stopping:
+                    return
+                time.sleep(RETRY)
+
+    def _move(self) -> None:
+        """Move what is pending in one transaction; then, if caught up (or the file too large), start a new file."""
+        with self._lock:
+            taken = list(self._pending)[: _upto(self._pending)]
+        self._commit(taken)
+        with self._lock:
+            for _ in taken:
+                self._pending.popleft()
+            self.moved = taken[-1].total
+            if not self._pending:
+                self._acked_of.clear()
+            elif len(self._acked_of) > KEEP_GAMES:
+                self._acked_of = {k: v for k, v in self._acked_of.items() if v > self.moved}
+            self._lock.notify_all()
+            if self.offset > LIMIT and self._pending:  # the writer waits for this lock: it cannot outrun a cut
+                rest = list(self._pending)
+                self._commit(rest)
+                self._pending.clear()
+                self.moved = rest[-1].total
+                self._lock.notify_all()
+                taken += rest
+            if not self._pending and self.offset > CUT_AT:
+                self._cut()
+        self._moved(sorted({a.info.id for p in taken for a in p.appends}))
+
+    def _commit(self, taken: list[_Pending]) -> None:
+        appends = [a for p in taken for a in p.appends]
+        move(self.store, appends, self.generation, taken[-1].offset)
+        self.moves += 1
+        self.appends_moved += len(appends)
+
+    def _cut(self) -> None:
+        """A fresh, empty file of the next generation (under the lock, caught up)."""
+        _write_fresh(self.path, self.generation + 1, self.fsync)
+        os.close(self._fd)
+        self.generation += 1
+        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
+        self.offset = HEADER.size
+
+
+def _upto(pending: deque[_Pending]) -> int:
+    """How many pending records one move takes: all, up to MOVE_MAX appends (at least one record)."""
+    count = taken = 0
+    for p in pending:
+        if count and taken + len(p.appends) > MOVE_MAX:
+            break
+        count, taken = count + 1, taken + len(p.appends)
+    return count

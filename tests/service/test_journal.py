@@ -1,0 +1,224 @@
+"""The journal in front of DuckDB: an append is acknowledged once in the journal file, a mover brings it into DuckDB,
+and a journal left by a killed server is moved in when the file is next opened: whole records once, a torn one never.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+from random import Random
+from typing import Any
+
+import httpx
+import pytest
+
+from loom.engine.registry import get_game
+from loom.replay.connection import Connection
+from loom.replay.journal import Journal, journal_path, pending
+from loom.replay.live import Append, dealt_game, played_action, service_secret
+from loom.replay.recorder import status_of
+from loom.replay.replay import position
+from loom.replay.store import Seat, Store
+from loom.service import writing
+from loom.service.access import Keys
+from loom.service.context import Caller, Service
+from loom.service.database import Database
+from loom.service.errors import Conflict
+from loom.service.hub import Hub
+from loom.service.models import ActionBody, NewGameBody
+from loom.service.server import free_port
+from loom.service.settings import Settings
+from tests.service.client import ADMIN, Api
+
+MOTTO = get_game("motto")
+STARTUP = 60.0
+TABLES = ("events", "snapshots", "results")
+
+
+def _stored(path: Path) -> dict[str, list[str]]:
+    """Every row of the tables an append writes, and the games' progress (the file opened without its journal)."""
+    store = Store(Connection.open(str(path), read_only=True), read_only=True)
+    try:
+        rows = {t: sorted(map(repr, store.con.execute(f"SELECT * FROM {t}").fetchall())) for t in TABLES}
+        progress = store.con.execute("SELECT id, last_seq, turns, status FROM games ORDER BY id").fetchall()
+        rows["games"] = list(map(repr, progress))
+        return rows
+    finally:
+        store.close()
+
+
+def _journaled(tmp_path: Path, rounds: int) -> tuple[Path, Path, bytes, list[int]]:
+    """Two games in a database, a copy of it before any append, then `rounds` groups of appends (an action in each
+    game) journaled with the mover held back: the database, its copy, the journal's bytes before the mover ran,
+    and each round's end offset. Closing the journal then moves the appends into the database."""
+    path, before = tmp_path / "moved.duckdb", tmp_path / "crashed.duckdb"
+    with Store.open(path) as store:
+        ids = store.add_games([dealt_game(MOTTO, [Seat("A"), Seat("B"), Seat("C")], seed) for seed in range(2)])
+    shutil.copy(path, before)
+    store = Store.open(path)
+    journal = Journal(store.cursor(), settle=3600)
+    rng, ends = Random(3), []
+    live = {i: (position(store, i).info, position(store, i).state) for i in ids}
+    for _ in range(rounds):
+        appends = []
+        for game_id in ids:
+            info, state = live[game_id]
+            legal = MOTTO.legal_actions(state)
+            action = MOTTO.action_json(legal[rng.randrange(len(legal))])
+            played = played_action(MOTTO, state, info.seed, info.last_seq, action)
+            appends.append(Append(info, MOTTO, state, played))
+            last = info.last_seq + len(played.steps)
+            status = status_of(MOTTO, played.state)
+            live[game_id] = (replace(info, last_seq=last, turns=played.steps[-1].turn, status=status), played.state)
+        journal.append(appends)
+        ends.append(journal.offset)
+    data = journal.path.read_bytes()
+    assert journal.moved == 0  # held back: nothing is in DuckDB yet
+    journal.close()
+    store.close()
+    return path, before, data, ends
+
+
+def test_a_journal_left_behind_is_moved_in_exactly_as_the_mover_moves_it(tmp_path: Path) -> None:
+    moved, crashed, data, _ = _journaled(tmp_path, rounds=6)
+    assert not journal_path(moved).exists()  # caught up and closed: no journal left
+    journal_path(crashed).write_bytes(data)
+    Store.open(crashed).close()
+    assert not pending(crashed)
+    assert _stored(crashed) == _stored(moved)
+
+
+def test_a_torn_last_record_is_ignored_and_the_whole_ones_kept(tmp_path: Path) -> None:
+    _, crashed, data, ends = _journaled(tmp_path, rounds=3)
+    torn = data[: ends[-1] - 5]  # the last record half written when the server died: never acknowledged
+    journal_path(crashed).write_bytes(torn)
+    with Store.open(crashed) as store:
+        two_rounds = [store.game_row(game_id).last_seq for game_id in (1, 2)]
+    (tmp_path / "again").mkdir()
+    _journaled(tmp_path / "again", rounds=2)
+    assert _stored(crashed) == _stored(tmp_path / "again" / "moved.duckdb")
+    assert all(seq > 1 for seq in two_rounds)
+
+
+def test_moving_in_again_after_a_crash_between_the_commit_and_the_cut_writes_nothing_twice(tmp_path: Path) -> None:
+    moved, _, data, _ = _journaled(tmp_path, rounds=4)
+    before = _stored(moved)
+    journal_path(moved).write_bytes(data)  # as if killed after the mover's commit, before it started a new file
+    Store.open(moved).close()
+    assert _stored(moved) == before
+    assert not pending(moved)
+
+
+def test_a_read_only_open_sees_the_journaled_appends_of_a_stopped_server(tmp_path: Path) -> None:
+    moved, crashed, data, _ = _journaled(tmp_path, rounds=2)
+    journal_path(crashed).write_bytes(data)
+    with Store.open(crashed, read_only=True) as store:
+        seqs = [store.game_row(game_id).last_seq for game_id in (1, 2)]
+    with Store.open(moved, read_only=True) as store:
+        assert seqs == [store.game_row(game_id).last_seq for game_id in (1, 2)]
+
+
+@pytest.fixture
+def held(tmp_path: Path) -> Iterator[Service]:
+    """A service whose mover is held back: every append acknowledged stays in the journal until a read needs it."""
+    db = Database(str(tmp_path / "held.duckdb"), settle=3600)
+    service = Service(Settings(db.path, admin_token=ADMIN), db, Keys(db.write(service_secret), ADMIN), Hub())
+    try:
+        yield service
+    finally:
+        service.close()
+
+
+def _game(service: Service) -> dict[str, Any]:
+    body = NewGameBody(game="motto", players=["Ann", "Ben", "Cy"], seed=5)
+    return writing.create(service, Caller(ADMIN), body).result()
+
+
+def test_two_appends_racing_for_one_seq_have_one_winner_and_a_409(held: Service) -> None:
+    game = _game(held)
+    _, state = held.db.latest(game["id"])
+    legal = [MOTTO.action_json(action) for action in MOTTO.legal_actions(state)]
+    start, answers = threading.Barrier(8), []
+
+    def race(index: int) -> None:
+        body = ActionBody(expected_seq=game["seq"], action=legal[index % len(legal)])
+        start.wait()
+        future = writing.act(held, Caller(ADMIN), game["id"], body)
+        answers.append(future.exception(30) or future.result())
+
+    threads = [threading.Thread(target=race, args=(i,)) for i in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    won = [a for a in answers if isinstance(a, dict)]
+    lost = [a for a in answers if isinstance(a, Conflict)]
+    assert len(won) == 1 and len(lost) == 7
+    assert all(e.seq == won[0]["seq"] for e in lost)
+    # The journal is ahead of DuckDB: an append expecting the old seq is refused by the live state alone.
+    late = writing.act(held, Caller(ADMIN), game["id"], ActionBody(expected_seq=game["seq"], action=legal[0]))
+    assert isinstance(late.exception(30), Conflict)
+    assert held.db.journal is not None and held.db.journal.moved < held.db.journal.acked
+    reader = held.db.reader()  # a read waits for the mover to pass what was acknowledged
+    assert reader.game_row(game["id"]).last_seq == won[0]["seq"]
+    assert [e.seq for e in reader.load(game["id"])] == list(range(1, won[0]["seq"] + 1))
+
+
+def test_every_append_acknowledged_with_the_mover_held_back_survives_kill_9(tmp_path: Path) -> None:
+    db, port = tmp_path / "killed.duckdb", free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "loom.cli.main", "serve", "--db", str(db), "--port", str(port), "--admin-token", ADMIN],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "LOGS_JOURNAL_SETTLE": "3600"},  # the mover moves nothing unless a read needs it
+    )
+    api, acknowledged = Api(f"http://127.0.0.1:{port}"), {}
+    try:
+        deadline = time.monotonic() + STARTUP
+        while True:
+            try:
+                api.http.get("/games")
+                break
+            except httpx.TransportError:
+                assert server.poll() is None and time.monotonic() < deadline, "the server did not start"
+                time.sleep(0.1)
+        games = [api.create("motto", ["Ann", "Ben", "Cy"], seed=index) for index in range(3)]
+        created = {game["id"]: game["seq"] for game in games}
+        # Each game's state read once (kept by the server): from then on the appends need no read of the store.
+        now = {g["id"]: api.ok("GET", f"/games/{g['id']}/state", g["tokens"]["table"]) for g in games}
+        rng = Random(1)
+        for _ in range(10):
+            for game in games:
+                at = now[game["id"]]
+                if at["status"] != "open":
+                    continue
+                body = {"expected_seq": at["seq"], "action": at["legal"][rng.randrange(len(at["legal"]))]}
+                now[game["id"]] = api.ok("POST", f"/games/{game['id']}/actions", game["tokens"]["table"], json=body)
+                acknowledged[game["id"]] = now[game["id"]]["seq"]
+        server.send_signal(signal.SIGKILL)
+        server.wait(30)
+    finally:
+        api.close()
+        if server.poll() is None:
+            server.kill()
+            server.wait(30)
+    assert pending(db)
+    # The acknowledged appends were in the journal only: DuckDB has the games as they were created.
+    raw = Store(Connection.open(str(db), read_only=True), read_only=True)
+    try:
+        assert {game_id: raw.game_row(game_id).last_seq for game_id in created} == created
+    finally:
+        raw.close()
+    with Store.open(db) as store:
+        for game_id, seq in acknowledged.items():
+            assert store.game_row(game_id).last_seq == seq
+            assert [event.seq for event in store.load(game_id)] == list(range(1, seq + 1))
+    assert not pending(db)
