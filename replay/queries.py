@@ -212,15 +212,16 @@ _SELF_PLAY = "(SELECT count(DISTINCT s.bot) = 1 AND count(s.bot) = count(*) FROM
 # Only games the projector has brought to their last event (see PROJECTED_AT): never a half-projected one.
 CHOOSE_GAMES = f"""
 CREATE OR REPLACE TEMP TABLE chosen AS
-SELECT g.id, g.players, g.turns, g.last_seq AS events, g.source, g.created_at,
-       (SELECT count(*) FROM results r WHERE r.game_id = g.id AND r.winner) = 1 AS single_winner,
-       {_SELF_PLAY} AS self_play
-FROM games g
-WHERE g.status = 'finished' AND g.parent_id IS NULL AND g.game = $game
-  AND g.last_seq = coalesce((SELECT p.seq FROM projected p WHERE p.game_id = g.id), 0)
-  AND ($since::TIMESTAMPTZ IS NULL OR g.created_at >= $since::TIMESTAMPTZ)
-  AND {_WITH_BOT.strip()}
-  AND (NOT $self_play::BOOLEAN OR {_SELF_PLAY})
+SELECT * FROM (
+    SELECT g.id, g.players, g.turns, g.last_seq AS events, g.source, g.created_at,
+           (SELECT count(*) FROM results r WHERE r.game_id = g.id AND r.winner) = 1 AS single_winner,
+           {_SELF_PLAY} AS self_play
+    FROM games g
+    WHERE g.status = 'finished' AND g.parent_id IS NULL AND g.game = $game
+      AND g.last_seq = coalesce((SELECT p.seq FROM projected p WHERE p.game_id = g.id), 0)
+      AND ($since::TIMESTAMPTZ IS NULL OR g.created_at >= $since::TIMESTAMPTZ)
+      AND {_WITH_BOT.strip()}
+) WHERE self_play OR NOT $self_play::BOOLEAN
 """
 RECORDED_GAMES = "SELECT DISTINCT game FROM games WHERE status = 'finished' AND parent_id IS NULL ORDER BY game"
 
