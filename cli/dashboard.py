@@ -12,6 +12,7 @@ from rich.markup import escape
 
 from loom.cli.app import app
 from loom.cli.common import Db, err, fails_cleanly, open_store, out, progress_bar, write_page
+from loom.cli.exporting import Bot
 from loom.events.base import LoomError
 from loom.replay.projector import project
 from loom.replay.store import Store, StoreError, default_db
@@ -29,7 +30,10 @@ def dashboard_command(
             formats=["%Y-%m-%d", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M"],
         ),
     ] = None,
-    bot: Annotated[str | None, typer.Option("--bot", help="Only games in which this bot played a seat.")] = None,
+    bot: Bot = None,
+    self_play: Annotated[
+        bool, typer.Option("--self-play", help="Only games in which one bot played every seat (seats exchangeable).")
+    ] = False,
     output: Annotated[Path, typer.Option("--output", "-o", help="The HTML file to write.")] = Path("dashboard.html"),
     lake: Annotated[
         Path | None,
@@ -44,11 +48,11 @@ def dashboard_command(
     if lake is not None:
         if db is not None:
             raise LoomError("give --lake DIR or --db FILE, not both: the report is drawn from one of them")
-        html, behind = _from_lake(lake, game, when, bot), 0
+        html, behind = _from_lake(lake, game, when, bot, self_play), 0
     else:
         catch_up(db)
         with open_store(db, read_only=True, threads=os.cpu_count()) as store:
-            html = report_html(store, game, when, bot)
+            html = report_html(store, game, when, bot, self_play)
             behind = store.report_behind(game)
     write_page(output, html)
     if behind:
@@ -60,13 +64,13 @@ def dashboard_command(
     out.print(f"wrote the dashboard to {escape(str(output))} ({len(html) / 1e6:.1f} MB); open it in a browser")
 
 
-def _from_lake(lake: Path, game: str | None, since: datetime | None, bot: str | None) -> str:
+def _from_lake(lake: Path, game: str | None, since: datetime | None, bot: str | None, self_play: bool) -> str:
     """The report drawn by DuckDB straight from the lake's Parquet files (every lake game is projected)."""
     from loom.dashboards.report import report_html
     from loom.replay.lake import lake_store
 
     with lake_store(lake, threads=os.cpu_count()) as store:
-        return report_html(store, game, since, bot)
+        return report_html(store, game, since, bot, self_play)
 
 
 def catch_up(db: Path | None) -> None:

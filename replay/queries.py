@@ -201,16 +201,27 @@ class ReportQuery(str):
     __slots__ = ()
 
 
+# A game with `$bot` at a seat: the bot by its name alone matches it at any budget (`mcts` matches `mcts:50`). The
+# report's choice and the export's share it.
+_WITH_BOT = """
+($bot::VARCHAR IS NULL OR g.id IN (
+    SELECT game_id FROM seats WHERE bot = $bot::VARCHAR OR starts_with(bot, $bot::VARCHAR || ':')))"""
+# Self-play: every seat played by one bot (one name and budget); a person at the table makes no game self-play.
+_SELF_PLAY = "(SELECT count(DISTINCT s.bot) = 1 AND count(s.bot) = count(*) FROM seats s WHERE s.game_id = g.id)"
+
 # Only games the projector has brought to their last event (see PROJECTED_AT): never a half-projected one.
-CHOOSE_GAMES = """
+CHOOSE_GAMES = f"""
 CREATE OR REPLACE TEMP TABLE chosen AS
-SELECT g.id, g.players, g.turns, g.last_seq AS events, g.source, g.created_at,
-       (SELECT count(*) FROM results r WHERE r.game_id = g.id AND r.winner) = 1 AS single_winner
-FROM games g
-WHERE g.status = 'finished' AND g.parent_id IS NULL AND g.game = $game
-  AND g.last_seq = coalesce((SELECT p.seq FROM projected p WHERE p.game_id = g.id), 0)
-  AND ($since::TIMESTAMPTZ IS NULL OR g.created_at >= $since::TIMESTAMPTZ)
-  AND ($bot::VARCHAR IS NULL OR g.id IN (SELECT game_id FROM seats WHERE bot = $bot::VARCHAR))
+SELECT * FROM (
+    SELECT g.id, g.players, g.turns, g.last_seq AS events, g.source, g.created_at,
+           (SELECT count(*) FROM results r WHERE r.game_id = g.id AND r.winner) = 1 AS single_winner,
+           {_SELF_PLAY} AS self_play
+    FROM games g
+    WHERE g.status = 'finished' AND g.parent_id IS NULL AND g.game = $game
+      AND g.last_seq = coalesce((SELECT p.seq FROM projected p WHERE p.game_id = g.id), 0)
+      AND ($since::TIMESTAMPTZ IS NULL OR g.created_at >= $since::TIMESTAMPTZ)
+      AND {_WITH_BOT.strip()}
+) WHERE self_play OR NOT $self_play::BOOLEAN
 """
 RECORDED_GAMES = "SELECT DISTINCT game FROM games WHERE status = 'finished' AND parent_id IS NULL ORDER BY game"
 
@@ -223,9 +234,21 @@ SELECT count(*) AS games, min(created_at) AS first, max(created_at) AS last,
        (SELECT list(DISTINCT source ORDER BY source) FROM chosen) AS sources
 FROM chosen
 """)
+# Per player count, self-play games apart (where seats are exchangeable) from the others: each seat's games and wins.
 SEAT_WINS = ReportQuery("""
-SELECT c.players, r.seat, count(*) AS games, sum(r.winner::INT) AS wins
+SELECT c.players, c.self_play, r.seat, count(*) AS games, sum(r.winner::INT) AS wins
 FROM results r JOIN chosen c ON c.id = r.game_id GROUP BY ALL ORDER BY ALL
+""")
+# Per player count, self-play or not, bot and seat: the seats and their wins (win rate per bot and seat).
+BOT_SEAT_WINS = ReportQuery("""
+SELECT c.players, c.self_play, coalesce(s.bot, 'human') AS bot, r.seat, count(*) AS games, sum(r.winner::INT) AS wins
+FROM results r JOIN chosen c ON c.id = r.game_id JOIN seats s ON s.game_id = r.game_id AND s.seat = r.seat
+GROUP BY ALL ORDER BY ALL
+""")
+# The sample of the chosen games, and the win rate of all their seats: the baseline of every figure of win rates.
+SAMPLE = ReportQuery("""
+SELECT count(DISTINCT r.game_id) AS games, count(*) AS seats, coalesce(sum(r.winner::INT), 0) AS wins
+FROM results r JOIN chosen c ON c.id = r.game_id
 """)
 SCORES_BY_SEAT = ReportQuery("""
 SELECT c.players, r.seat AS who, count(*) AS n,
@@ -336,7 +359,7 @@ SELECT {select_list("key_moments", without=("game_id",))} FROM key_moments WHERE
 # tables), then reads them a page at a time: one query for a page's games and one for every event of the page, each
 # game's parents' prefix included. The same statements read a store and a lake, whose views have the store's names.
 
-_CHOSEN = """
+_CHOSEN = f"""
 SELECT g.id, g.parent_id FROM games g
 WHERE ($game::VARCHAR IS NULL OR g.game = $game::VARCHAR)
   AND ($since::TIMESTAMPTZ IS NULL OR g.created_at >= $since::TIMESTAMPTZ)
@@ -344,8 +367,7 @@ WHERE ($game::VARCHAR IS NULL OR g.game = $game::VARCHAR)
   AND ($players::INTEGER IS NULL OR g.players = $players::INTEGER)
   AND (NOT $finished::BOOLEAN OR g.status = 'finished')
   AND ($branches::BOOLEAN OR g.parent_id IS NULL)
-  AND ($bot::VARCHAR IS NULL OR g.id IN (
-      SELECT game_id FROM seats WHERE bot = $bot::VARCHAR OR starts_with(bot, $bot::VARCHAR || ':')))
+  AND {_WITH_BOT.strip()}
   AND ($ranges::INTEGER[][] IS NULL OR len(list_filter($ranges::INTEGER[][], lambda r: g.id BETWEEN r[1] AND r[2])) > 0)
 """
 # With the games they branch from (a lake stores a branch's own events only: its prefix must be there too).

@@ -14,11 +14,14 @@ if TYPE_CHECKING:
 
 
 class ChosenGames:
-    """The finished root games of one kind chosen for a report (since a date, with a bot), and queries over them."""
+    """The finished root games of one kind chosen for a report (since a date, with a bot at any budget, self-play
+    only), and queries over them."""
 
-    def __init__(self, db: Connection, game: str, since: datetime | None, bot: str | None) -> None:
+    def __init__(
+        self, db: Connection, game: str, since: datetime | None, bot: str | None, self_play: bool = False
+    ) -> None:
         self._db = db
-        db.all(queries.CHOOSE_GAMES, {"game": game, "since": since, "bot": bot})
+        db.all(queries.CHOOSE_GAMES, {"game": game, "since": since, "bot": bot, "self_play": self_play})
 
     def frame(self, query: ReportQuery, **params: Any) -> pd.DataFrame:
         """The rows of one of the report's queries (replay/queries.py) over the chosen games."""

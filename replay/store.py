@@ -303,9 +303,12 @@ class Store:
 
     # --- The dashboard -------------------------------------------------------------------------------------------
 
-    def choose_games(self, game: str, since: datetime | None = None, bot: str | None = None) -> ChosenGames:
-        """The finished root games of one kind for a report (since a date, with a bot), to run its queries over."""
-        return ChosenGames(self.db, game, since, bot)
+    def choose_games(
+        self, game: str, since: datetime | None = None, bot: str | None = None, self_play: bool = False
+    ) -> ChosenGames:
+        """The finished root games of one kind for a report (since a date, with a bot, self-play only), to run its
+        queries over."""
+        return ChosenGames(self.db, game, since, bot, self_play)
 
     def report_behind(self, game: str | None = None) -> int:
         """How many finished root games (of one kind, or any) the projector has not reached: a report leaves them
