@@ -3,6 +3,8 @@ all text escaped. It fits a phone's width: a viewport, and nothing wider than th
 
 from __future__ import annotations
 
+import base64
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -50,10 +52,25 @@ def _embedded() -> str:
     return f'<script type="text/javascript">{get_plotlyjs()}</script>'
 
 
+@cache
+def plotly_bytes() -> bytes:
+    """plotly.js as a server sends it: the plotly package's own file, the one a page for a file embeds."""
+    return get_plotlyjs().encode("utf-8")
+
+
+@cache
+def plotly_hash() -> str:
+    """The Subresource Integrity hash of `plotly_bytes`, `sha256-...`: a served page's script element carries it, and
+    its Content-Security-Policy allows that script by it."""
+    return "sha256-" + base64.b64encode(hashlib.sha256(plotly_bytes()).digest()).decode()
+
+
 def plotly_script(src: str | None) -> str:
     """The element that brings plotly.js: the whole library inline (a page for a file, which opens offline), or a
     script loaded from `src` (a served page: the browser fetches and caches it once for every page)."""
-    return _embedded() if src is None else f'<script src="{escape(src)}"></script>'
+    if src is None:
+        return _embedded()
+    return f'<script src="{escape(src)}" integrity="{plotly_hash()}"></script>'
 
 
 def linked(html: str, src: str) -> str:
