@@ -182,7 +182,7 @@ def _moments_html(
         return f'<span class="swing">chance to win {m.before:.0%} → {m.after:.0%} ({points:+d})</span>'
 
     rows = "".join(
-        f'<li><button type="button" class="moment" data-stop="{stop_at(stops, int(m.turn))}">'
+        f'<li><button type="button" class="moment" data-stop="{stop_at(stops, int(m.turn))}" data-seq="{int(m.seq)}">'
         f'<span class="turn">turn {int(m.turn)}</span> <span class="words">{words(m)}</span> {swing(m)}'
         f"<code>{played(m)}</code> {best(m)}</button></li>"
         for m in moments.itertuples()
