@@ -411,7 +411,10 @@ WHATIF_SCRIPT = """
   document.addEventListener("board:position", function (e) {
     const turn = e.detail.turn, mine = ++asked;
     legal.replaceChildren();
-    if (e.detail.stop === data.turns.length - 1) { say("the game is over here: step back to try another move"); return; }
+    if (e.detail.stop === data.turns.length - 1) {
+      say("the game is over here: step back to try another move");
+      return;
+    }
     call("GET", "/games/" + data.game + "/state?turn=" + turn, null, token).then(function (at) {
       if (mine !== asked) return;
       if (!at.legal) {
@@ -506,6 +509,4 @@ def replay_html(
         Section("Charts and key moments", [], figures, moments_html),
     ]
     tail = SCRIPT + (WHATIF + WHATIF_SCRIPT if whatif else "")
-    return page(
-        f"Loom replay: {game.title}, game {game_id}", sections, head=BOARD_STYLE, tail=tail, plotly=plotly
-    )
+    return page(f"Loom replay: {game.title}, game {game_id}", sections, head=BOARD_STYLE, tail=tail, plotly=plotly)

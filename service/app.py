@@ -35,9 +35,7 @@ def create_app(service: Service) -> FastAPI:
             service.close()
 
     # /docs and /redoc are board's, from files of its own: FastAPI's would load Swagger UI and ReDoc from a CDN.
-    app = FastAPI(
-        title="Loom", version="1", description=DESCRIPTION, lifespan=lifespan, docs_url=None, redoc_url=None
-    )
+    app = FastAPI(title="Loom", version="1", description=DESCRIPTION, lifespan=lifespan, docs_url=None, redoc_url=None)
     app.state.service = service
     errors.install(app)
     app.include_router(api.router)

@@ -38,7 +38,10 @@ def analysed(recorded: Path) -> Iterator[Path]:
 def buttons(html: str, kind: str) -> list[tuple[dict[str, str], str]]:
     """The move or moment buttons of a page: each one's data attributes and its text."""
     found = re.findall(rf'<button type="button" class="{kind}" ([^>]*)>(.*?)</button>', html, re.S)
-    return [(dict(re.findall(r'data-(\w+)="(\d+)"', attrs)), unescape(re.sub(r"<[^>]+>", "", text))) for attrs, text in found]
+    return [
+        (dict(re.findall(r'data-(\w+)="(\d+)"', attrs)), unescape(re.sub(r"<[^>]+>", "", text)))
+        for attrs, text in found
+    ]
 
 
 def states_after(game: Game, events: list[Any]) -> list[Any]:
