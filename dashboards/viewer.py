@@ -157,8 +157,9 @@ def _moments_html(
     told: Sequence[str],
     stops: Sequence[Frame],
 ) -> str:
-    """The key moments, each the move in words with the chance swing; for a seat, each move as that seat saw it,
-    the best action only for its own moves, and no chance (the chances were estimated from every seat's cards)."""
+    """The key moments, each the move in words with the chance swing, a row that jumps to the position where the
+    seat decided; for a seat, each move as that seat saw it, the best action only for its own moves, and no chance
+    (the chances were estimated from every seat's cards)."""
     if moments.empty:
         return ""
 
@@ -166,31 +167,33 @@ def _moments_html(
         return escape(json.dumps(seen_move(game.name, json.loads(m.action), int(m.seat), seat)))
 
     def words(m: Any) -> str:
-        return escape(told[int(m.seq) - 1]) if 0 < int(m.seq) <= len(told) else escape(names[int(m.seat)])
+        return escape(told[int(m.seq) - 1]) if 0 < int(m.seq) <= len(told) else ""
 
     def best(m: Any) -> str:
         action = advice_for(None if m.best_action is None else json.loads(m.best_action), int(m.seat), seat)
         if action is None:
             return ""
         chance = f" ({m.best_chance:.0%})" if seat is None and m.best_chance is not None else ""
-        return f'<span class="best">best found: <code>{escape(json.dumps(action))}</code>{chance}</span>'
+        return f"<code>{escape(json.dumps(action))}</code>{chance}"
 
     def swing(m: Any) -> str:
         if seat is not None:
             return ""
         points = round((m.after - m.before) * 100)
-        return f'<span class="swing">chance to win {m.before:.0%} → {m.after:.0%} ({points:+d})</span>'
+        return f'<td class="swing">{m.before:.0%} → {m.after:.0%} ({points:+d})</td>'
 
     rows = "".join(
-        f'<li><button type="button" class="moment" data-stop="{stop_at(stops, int(m.turn))}" data-seq="{int(m.seq)}">'
-        f'<span class="turn">turn {int(m.turn)}</span> <span class="words">{words(m)}</span> {swing(m)}'
-        f"<code>{played(m)}</code> {best(m)}</button></li>"
+        f'<tr class="moment" tabindex="0" data-stop="{stop_at(stops, int(m.turn))}" data-seq="{int(m.seq)}">'
+        f"<td>{int(m.turn)}</td><td>{escape(names[int(m.seat)])}</td>{swing(m)}<td>{words(m)}</td>"
+        f"<td><code>{played(m)}</code></td><td>{best(m)}</td></tr>"
         for m in moments.itertuples()
     )
+    heading = "<th>chance to win</th>" if seat is None else ""
     note = "" if seat is None else f'<p class="note">Each move as seat {seat} saw it; the best found for its own.</p>'
     return (
-        f'<h3>Key moments</h3>{note}<p class="note">A click shows the table where the seat decided.</p>'
-        f'<ol id="moments" class="moments">{rows}</ol>'
+        f'<h3>Key moments</h3>{note}<p class="note">A click on a row shows the table where the seat decided.</p>'
+        f'<table class="plain moments" id="moments"><tr><th>turn</th><th>seat</th>{heading}<th>move</th>'
+        f"<th>played</th><th>best found</th></tr>{rows}</table>"
     )
 
 
@@ -217,17 +220,15 @@ BOARD_STYLE = """
 .board .side { flex: 0 1 22em; min-width: 0; max-width: 100%; }
 .controls { display: flex; flex-wrap: wrap; gap: 0.3em; align-items: center; margin: 0.5em 0; }
 .controls input[type=range] { flex: 1 1 8em; min-width: 6em; }
-.controls button, .moves button, .moments button { font: inherit; cursor: pointer; }
+.controls button { font: inherit; cursor: pointer; }
 pre.table { overflow-x: auto; max-width: 100%; font-size: 12px; }
 ol.moves { list-style: none; padding: 0; margin: 0; max-height: 34em; overflow-y: auto; border: 1px solid #ddd; }
-ol.moves button, ol.moments button { all: unset; display: block; cursor: pointer; padding: 0.15em 0.4em;
+ol.moves button { all: unset; display: block; cursor: pointer; padding: 0.15em 0.4em;
   overflow-wrap: anywhere; }
 ol.moves li.current button { background: #ffe98a; }
 ol.moves .turn { display: inline-block; min-width: 2.2em; color: #777; }
-ol.moments { padding-left: 1.2em; } ol.moments li { margin: 0.3em 0; } ol.moments button:hover,
-ol.moves button:hover { background: #eef; }
-ol.moments code, .whatif code { overflow-wrap: anywhere; white-space: normal; }
-.swing, .best { color: #555; margin: 0 0.4em; }
+tr.moment { cursor: pointer; } tr.moment:hover, tr.moment:focus, ol.moves button:hover { background: #eef; }
+table.moments code { overflow-wrap: anywhere; }
 #final { border-left: 4px solid #4a4; padding-left: 0.6em; }
 .whatif ul { padding-left: 1.2em; } .whatif li { margin: 0.2em 0; overflow-wrap: anywhere; }
 .whatif .compare { display: flex; flex-wrap: wrap; gap: 1em; } .whatif .compare > div { flex: 1 1 14em; min-width: 0; }
@@ -305,8 +306,9 @@ SCRIPT = """
   document.getElementById("next").onclick = function () { show(current + 1); };
   document.getElementById("last").onclick = function () { show(last); };
   slider.addEventListener("input", function () { show(Number(slider.value)); });
-  document.querySelectorAll("button[data-stop]").forEach(function (b) {
+  document.querySelectorAll("[data-stop]").forEach(function (b) {
     b.addEventListener("click", function () { show(Number(b.dataset.stop)); });
+    b.addEventListener("keydown", function (e) { if (e.key === "Enter") show(Number(b.dataset.stop)); });
   });
   document.addEventListener("keydown", function (e) {
     const tag = (e.target && e.target.tagName) || "";

@@ -36,8 +36,9 @@ def analysed(recorded: Path) -> Iterator[Path]:
 
 
 def buttons(html: str, kind: str) -> list[tuple[dict[str, str], str]]:
-    """The move or moment buttons of a page: each one's data attributes and its text."""
-    found = re.findall(rf'<button type="button" class="{kind}" ([^>]*)>(.*?)</button>', html, re.S)
+    """The moves (buttons) or key moments (table rows) of a page: each one's data attributes and its text."""
+    tag = "button" if kind == "move" else "tr"
+    found = re.findall(rf'<{tag}[^>]* class="{kind}" ([^>]*)>(.*?)</{tag}>', html, re.S)
     return [
         (dict(re.findall(r'data-(\w+)="(\d+)"', attrs)), unescape(re.sub(r"<[^>]+>", "", text)))
         for attrs, text in found

@@ -94,7 +94,7 @@ def test_the_board_steps_with_the_keyboard_and_jumps_from_a_move_a_key_moment_an
         assert page.evaluate("document.querySelector('#moves li.current button').dataset.stop") == str(wanted)
         table = page.inner_text("#table")
 
-        moment = page.locator("#moments button.moment").last
+        moment = page.locator("#moments tr.moment").last
         assert "→" in moment.inner_text()  # the chance swing
         wanted = int(moment.get_attribute("data-stop"))
         moment.click()
