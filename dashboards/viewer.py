@@ -331,6 +331,7 @@ WHATIF_SCRIPT = """
 <script>
 (function () {
   const data = JSON.parse(document.getElementById("board-data").textContent);
+  data.players = [...document.querySelectorAll("#players li")].map(function (li) { return li.textContent; });
   const token = new URLSearchParams(location.search).get("token");
   const status = document.getElementById("whatif-status");
   const legal = document.getElementById("legal");
@@ -492,6 +493,8 @@ def replay_html(
         f'{CONTROLS}<h3 id="turn-label"></h3><div id="table"></div>'
         f'<div id="final" hidden>{_final_html(game, final, names)}</div></div>'
         f'<div class="side"><h3>Moves</h3>{_moves_html(events, told, stops)}</div></div>'
+        # The names as the page's text, for its script to read as text: no name from a log is in its JSON data.
+        + f'<ol id="players" hidden>{"".join(f"<li>{escape(name)}</li>" for name in names)}</ol>'
         + _json_script("tables", [f.table for f in stops])
         + _json_script("labels", [f"{game.title}, game {game_id}: {f.label} (after event {f.seq})" for f in stops])
         + _json_script(
@@ -499,7 +502,6 @@ def replay_html(
             {
                 "game": game_id,
                 "turns": [f.turn for f in stops],
-                "players": names,
                 "bots": sorted(game.bots),
                 "bot": "greedy" if "greedy" in game.bots else sorted(game.bots)[0],
             },
