@@ -232,7 +232,9 @@ table.moments code { overflow-wrap: anywhere; }
 #final { border-left: 4px solid #4a4; padding-left: 0.6em; }
 .whatif ul { padding-left: 1.2em; } .whatif li { margin: 0.2em 0; overflow-wrap: anywhere; }
 .whatif .compare { display: flex; flex-wrap: wrap; gap: 1em; } .whatif .compare > div { flex: 1 1 14em; min-width: 0; }
-@media (max-width: 700px) { pre.table { white-space: pre-wrap; overflow-wrap: anywhere; font-size: 11px; } }
+/* On a phone the move list goes under the table, and a table wider than the screen scrolls sideways in its own box:
+   wrapping the lines of a box drawing would break it. */
+@media (max-width: 700px) { pre.table { font-size: 10px; } }
 </style>
 """
 

@@ -143,3 +143,11 @@ def test_key_moments_read_as_moves_in_words_with_the_swing_and_jump_to_the_decis
         assert told[int(m.seq) - 1] in text
         assert f"{m.before:.0%} → {m.after:.0%}" in text
         assert int(data["stop"]) == stop_at(stops, int(m.turn)) and stops[int(data["stop"])].turn == m.turn
+
+
+def test_a_written_page_brings_everything_it_needs_with_it(recorded: Path) -> None:
+    with Store.open(recorded, read_only=True) as store:
+        html = replay_html(store, MOTTO)
+    assert "<script src=" not in html and "<link " not in html and "Plotly" in html
+    assert len(html) > 4_000_000  # plotly.js inline: the file opens offline
+    assert 'id="whatif"' not in html  # what-if needs the server
