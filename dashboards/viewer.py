@@ -380,11 +380,16 @@ WHATIF_SCRIPT = """
     return call("GET", "/games/" + game + "/chances?turn=" + turn + "&bot=" + encodeURIComponent(bots.value),
                 null, key);
   }
-  function column(title, answer) {
+  function column(title, settled) {
     const div = document.createElement("div");
     const h = document.createElement("h4");
     h.textContent = title;
     div.appendChild(h);
+    if (settled.status !== "fulfilled") {
+      div.appendChild(item("no chances: " + settled.reason.message));
+      return div;
+    }
+    const answer = settled.value;
     const ul = document.createElement("ul");
     answer.chance.forEach(function (c, seat) {
       ul.appendChild(item(data.players[seat] + ": " + Math.round(c * 100) + "% ± " +
@@ -400,14 +405,15 @@ WHATIF_SCRIPT = """
       .then(function (made) {
         say("game " + made.id + " branched; estimating both lines' chances at the start of turn " + (turn + 1) + "…");
         tree();
-        return Promise.all([chances(data.game, turn + 1, token), chances(made.id, turn + 1, made.tokens.table)])
-          .then(function (both) {
-            compare.replaceChildren(column("as played (game " + data.game + ")", both[0]),
-                                    column("what if (game " + made.id + ")", both[1]));
-            compare.dataset.branch = made.id;
-            say("game " + made.id + ": " + made.status + "; chances to win at the start of turn " + (turn + 1) +
-                " on each line, by " + both[0].rollouts + " rollouts with " + both[0].bot);
-          });
+        const lines = [chances(data.game, turn + 1, token), chances(made.id, turn + 1, made.tokens.table)];
+        return Promise.allSettled(lines).then(function (both) {
+          compare.replaceChildren(column("as played (game " + data.game + ")", both[0]),
+                                  column("what if (game " + made.id + ")", both[1]));
+          compare.dataset.branch = made.id;
+          const done = both.find(function (one) { return one.status === "fulfilled"; });
+          say("game " + made.id + ": " + made.status + "; chances to win at the start of turn " + (turn + 1) +
+              " on each line" + (done ? ", by " + done.value.rollouts + " rollouts with " + done.value.bot : ""));
+        });
       })
       .catch(function (e) { say("refused: " + e.message); })
       .finally(function () { legal.querySelectorAll("button").forEach(function (b) { b.disabled = false; }); });
