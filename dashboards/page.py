@@ -1,9 +1,13 @@
-"""A self-contained HTML page: plotly.js embedded once, every figure a div, and all text escaped."""
+"""An HTML page: plotly.js embedded once (or loaded from the server that serves the page), every figure a div, and
+all text escaped. It fits a phone's width: a viewport, and nothing wider than the screen."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from html import escape
 
 import plotly.graph_objects as go
@@ -12,11 +16,19 @@ from plotly.offline import get_plotlyjs
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 0 auto; max-width: 1200px; padding: 1em 2em; color: #222; }
-h1 { margin-bottom: 0.2em; } h2 { border-bottom: 1px solid #ddd; padding-bottom: 0.2em; margin-top: 2em; }
-p.summary { font-size: 1.05em; line-height: 1.5; } .figure { margin: 1em 0; } .note { color: #666; }
+h1 { margin-bottom: 0.2em; overflow-wrap: anywhere; } h2 { border-bottom: 1px solid #ddd; padding-bottom: 0.2em;
+margin-top: 2em; overflow-wrap: anywhere; }
+p.summary { font-size: 1.05em; line-height: 1.5; overflow-wrap: anywhere; } .figure { margin: 1em 0; }
+.note { color: #666; }
 p.method { color: #555; font-size: 0.9em; margin: 0 0 2em 0; } nav.contents ol { columns: 2; }
 table.plain { border-collapse: collapse; } table.plain td, table.plain th { padding: 0.2em 0.8em; text-align: left; }
+section, .figure { max-width: 100%; min-width: 0; }
+@media (max-width: 700px) {
+  body { padding: 0.5em; }
+  table.plain { display: block; max-width: 100%; overflow-x: auto; }
+}
 """
+VIEWPORT = '<meta name="viewport" content="width=device-width, initial-scale=1">'
 
 
 @dataclass
@@ -37,8 +49,40 @@ def figure_div(fig: go.Figure, div_id: str) -> str:
     )
 
 
-def page(title: str, sections: Sequence[Section], head: str = "", tail: str = "") -> str:
-    """The whole page. `head` and `tail` are trusted markup (styles, scripts) of the page's own making."""
+@cache
+def _embedded() -> str:
+    return f'<script type="text/javascript">{get_plotlyjs()}</script>'
+
+
+@cache
+def plotly_bytes() -> bytes:
+    """plotly.js as a server sends it: the plotly package's own file, the one a page for a file embeds."""
+    return get_plotlyjs().encode("utf-8")
+
+
+@cache
+def plotly_hash() -> str:
+    """The Subresource Integrity hash of `plotly_bytes`, `sha256-...`: a served page's script element carries it, and
+    its Content-Security-Policy allows that script by it."""
+    return "sha256-" + base64.b64encode(hashlib.sha256(plotly_bytes()).digest()).decode()
+
+
+def plotly_script(src: str | None) -> str:
+    """The element that brings plotly.js: the whole library inline (a page for a file, which opens offline), or a
+    script loaded from `src` (a served page: the browser fetches and caches it once for every page)."""
+    if src is None:
+        return _embedded()
+    return f'<script src="{escape(src)}" integrity="{plotly_hash()}"></script>'
+
+
+def linked(html: str, src: str) -> str:
+    """A page made with plotly.js inline, loading it from `src` instead."""
+    return html.replace(_embedded(), plotly_script(src), 1)
+
+
+def page(title: str, sections: Sequence[Section], head: str = "", tail: str = "", plotly: str | None = None) -> str:
+    """The whole page. `head` and `tail` are trusted markup (styles, scripts) of the page's own making; `plotly`, the
+    address to load plotly.js from (None: embed it)."""
     body = [f"<h1>{escape(title)}</h1>"]
     number = 0
     for section in sections:
@@ -54,8 +98,8 @@ def page(title: str, sections: Sequence[Section], head: str = "", tail: str = ""
         body.append(section.html)
         body.append("</section>")
     return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">{VIEWPORT}'
         f"<title>{escape(title)}</title><style>{STYLE}</style>{head}"
-        f'<script type="text/javascript">{get_plotlyjs()}</script></head>'
+        f"{plotly_script(plotly)}</head>"
         f"<body>{''.join(body)}{tail}</body></html>\n"
     )

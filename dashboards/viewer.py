@@ -1,8 +1,15 @@
-"""`logs replay ID --html FILE`: one game as a page that steps through it with a turn slider.
+"""`logs replay ID --html FILE`: one game as an analysis board, the way a chess site shows a recorded game.
 
 The table at every turn is the game's own rendering (the one `logs replay` prints), exported by rich as escaped
-HTML; the score-over-turns chart is a plotly figure whose slider frames move a marker to the turn shown, and a few
-lines of script swap the table in when the slider moves. With a seat, every table and score is that seat's view.
+HTML; beside it the move list, one sentence per event (`engine.telling`), each a link to the position after its turn.
+Buttons, a slider and the arrow keys (Home and End too) step through the turns; the current moves are highlighted and
+scrolled into view; the score chart and the win-chance chart (after `logs analyse`) carry a cursor at the turn shown,
+and a click on either jumps there. The key moments read as moves in words with the chance swing, and jump to the
+position where the seat decided. The last position names the winner and the scores with their breakdown. With a seat,
+every table, move and key moment is that seat's view, and no chance is shown (each was estimated from every hand).
+
+Served by `logs serve`, the page also offers what-if in place: the legal actions of the seat to move, a branch
+played on with a bot through the branch route (with the reader's own token), and both lines' chances side by side.
 """
 
 from __future__ import annotations
@@ -24,14 +31,15 @@ from loom.engine.moves import advice_for, seen_move
 from loom.engine.presentation import presentation
 from loom.engine.protocol import Game
 from loom.engine.registry import get_game
-from loom.events.base import LoomError
+from loom.engine.telling import tell_game
+from loom.events.base import Event, LoomError
 from loom.replay.replay import fold
 from loom.replay.store import Store
 
 
 @dataclass(frozen=True)
 class Frame:
-    """One stop of the slider: the start of a turn, or the end of the game."""
+    """One stop of the board: the start of a turn, or the end of the game."""
 
     label: str
     turn: int
@@ -73,6 +81,20 @@ def frames(game: Game, events: Sequence[Any], seat: int | None) -> list[Frame]:
     return out
 
 
+def stop_after(stops: Sequence[Frame], turn: int) -> int:
+    """The stop that shows the table once turn `turn` is over: the start of the next turn, or the end."""
+    return next((k for k, f in enumerate(stops) if f.turn > turn), len(stops) - 1)
+
+
+def stop_at(stops: Sequence[Frame], turn: int) -> int:
+    """The stop at the start of turn `turn` (where its player decided), or the first after it."""
+    return next((k for k, f in enumerate(stops) if f.turn >= turn), len(stops) - 1)
+
+
+def _marker(turn: int) -> dict[str, Any]:
+    return {"type": "line", "x0": turn, "x1": turn, "yref": "paper", "y0": 0, "y1": 1, "line": {"dash": "dot"}}
+
+
 def _scores_figure(stops: list[Frame], names: list[str]) -> go.Figure:
     fig = go.Figure()
     turns = [f.turn for f in stops]
@@ -81,40 +103,23 @@ def _scores_figure(stops: list[Frame], names: list[str]) -> go.Figure:
             x=turns,
             y=[f.scores[seat] for f in stops],
             name=escape(name),
-            mode="lines",
+            mode="lines+markers",
+            marker={"size": 4},
             line={"shape": "hv", "color": COLOURS[seat % len(COLOURS)]},
         )
-    first = stops[0].turn
-    fig.update_layout(shapes=[_marker(first)])
-    fig.frames = [go.Frame(name=str(k), layout={"shapes": [_marker(f.turn)]}) for k, f in enumerate(stops)]
-    fig.update_layout(
-        sliders=[
-            {
-                "active": 0,
-                "currentvalue": {"prefix": "position: "},
-                "pad": {"t": 50},
-                "steps": [
-                    {
-                        "label": f.label,
-                        "method": "animate",
-                        "args": [[str(k)], {"mode": "immediate", "frame": {"duration": 0, "redraw": True}}],
-                    }
-                    for k, f in enumerate(stops)
-                ],
-            }
-        ]
-    )
+    fig.update_layout(shapes=[_marker(stops[0].turn)])
     _layout(fig, "Score over turns", "turn", "points")
-    fig.update_layout(height=460)
+    return _narrow_legend(fig)
+
+
+def _narrow_legend(fig: go.Figure) -> go.Figure:
+    # Below the plot, so that on a phone the legend takes height, not width.
+    fig.update_layout(legend={"orientation": "h", "y": -0.25}, margin={"l": 40, "r": 10})
     return fig
 
 
-def _marker(turn: int) -> dict[str, Any]:
-    return {"type": "line", "x0": turn, "x1": turn, "yref": "paper", "y0": 0, "y1": 1, "line": {"dash": "dot"}}
-
-
-def _chances_figure(chances: pd.DataFrame, names: list[str]) -> go.Figure | None:
-    """The win-chance curves of `logs analyse`, if the game was analysed."""
+def _chances_figure(chances: pd.DataFrame, names: list[str], first_turn: int) -> go.Figure | None:
+    """The win-chance curves of `logs analyse`, if the game was analysed, with the board's cursor."""
     if chances.empty:
         return None
     fig = go.Figure()
@@ -127,55 +132,325 @@ def _chances_figure(chances: pd.DataFrame, names: list[str]) -> go.Figure | None
             name=escape(names[int(seat)]),  # type: ignore[call-overload]
             line={"color": colour},
         )
-    fig.update_layout(yaxis_tickformat=".0%")
-    return _layout(fig, "Chance to win (logs analyse; bars: 95% margin)", "turn", "chance to win")
+    fig.update_layout(yaxis_tickformat=".0%", shapes=[_marker(first_turn)])
+    _layout(fig, "Chance to win (logs analyse; bars: 95% margin)", "turn", "chance to win")
+    return _narrow_legend(fig)
 
 
-def _moments_html(game: Game, moments: pd.DataFrame, names: list[str], seat: int | None) -> str:
-    """The key moments; for a seat, each move as that seat saw it, the best action only for its own moves, and no
-    chance (the chances were estimated from every seat's cards)."""
+def _moves_html(events: Sequence[Event], told: Sequence[str], stops: Sequence[Frame]) -> str:
+    """The move list: a sentence per event, each a button that shows the table once its turn is over."""
+    items = []
+    for event, sentence in zip(events, told):
+        turn = f'<span class="turn">{event.turn}</span> ' if event.turn else '<span class="turn">·</span> '
+        items.append(
+            f'<li><button type="button" class="move" data-stop="{stop_after(stops, event.turn)}" '
+            f'data-seq="{event.seq}">{turn}{escape(sentence)}</button></li>'
+        )
+    return f'<ol id="moves" class="moves" aria-label="moves">{"".join(items)}</ol>'
+
+
+def _moments_html(
+    game: Game,
+    moments: pd.DataFrame,
+    names: list[str],
+    seat: int | None,
+    told: Sequence[str],
+    stops: Sequence[Frame],
+) -> str:
+    """The key moments, each the move in words with the chance swing, a row that jumps to the position where the
+    seat decided; for a seat, each move as that seat saw it, the best action only for its own moves, and no chance
+    (the chances were estimated from every seat's cards)."""
     if moments.empty:
         return ""
 
     def played(m: Any) -> str:
         return escape(json.dumps(seen_move(game.name, json.loads(m.action), int(m.seat), seat)))
 
+    def words(m: Any) -> str:
+        return escape(told[int(m.seq) - 1]) if 0 < int(m.seq) <= len(told) else ""
+
     def best(m: Any) -> str:
         action = advice_for(None if m.best_action is None else json.loads(m.best_action), int(m.seat), seat)
         if action is None:
             return ""
-        chance = f" ({m.best_chance:.0%})" if seat is None else ""
+        chance = f" ({m.best_chance:.0%})" if seat is None and m.best_chance is not None else ""
         return f"<code>{escape(json.dumps(action))}</code>{chance}"
 
-    def chance(m: Any) -> str:
-        return f"<td>{m.before:.0%} → {m.after:.0%}</td>" if seat is None else ""
+    def swing(m: Any) -> str:
+        if seat is not None:
+            return ""
+        points = round((m.after - m.before) * 100)
+        return f'<td class="swing">{m.before:.0%} → {m.after:.0%} ({points:+d})</td>'
 
     rows = "".join(
-        f"<tr><td>{m.turn}</td><td>{escape(names[m.seat])}</td>{chance(m)}"
+        f'<tr class="moment" tabindex="0" data-stop="{stop_at(stops, int(m.turn))}" data-seq="{int(m.seq)}">'
+        f"<td>{int(m.turn)}</td><td>{escape(names[int(m.seat)])}</td>{swing(m)}<td>{words(m)}</td>"
         f"<td><code>{played(m)}</code></td><td>{best(m)}</td></tr>"
         for m in moments.itertuples()
     )
     heading = "<th>chance to win</th>" if seat is None else ""
     note = "" if seat is None else f'<p class="note">Each move as seat {seat} saw it; the best found for its own.</p>'
     return (
-        f'<h3>Key moments</h3>{note}<table class="plain"><tr><th>turn</th><th>seat</th>{heading}'
+        f'<h3>Key moments</h3>{note}<p class="note">A click on a row shows the table where the seat decided.</p>'
+        f'<table class="plain moments" id="moments"><tr><th>turn</th><th>seat</th>{heading}<th>move</th>'
         f"<th>played</th><th>best found</th></tr>{rows}</table>"
     )
 
 
+def _final_html(game: Game, state: Any, names: list[str]) -> str:
+    """The last position in words: who won and every score with its breakdown (public once the game is over)."""
+    if game.to_move(state) is not None:
+        return '<p class="final">The game is not over.</p>'
+    winners = [escape(names[seat]) for seat in game.winners(state)]
+    scores = game.scores(state)
+    won = " and ".join(winners) + (" won" if len(winners) == 1 else " shared the win")
+    rows = "".join(
+        f"<li>{escape(names[seat])}: {scores[seat]} points"
+        + (f" ({escape(', '.join(f'{part} {points}' for part, points in parts.items()))})" if parts else "")
+        + "</li>"
+        for seat, parts in enumerate(game.breakdown(state))
+    )
+    return f'<p class="final"><strong>{won}.</strong></p><ul class="scores">{rows}</ul>'
+
+
+BOARD_STYLE = """
+<style>
+.board { display: flex; flex-wrap: wrap; gap: 1em; align-items: flex-start; }
+.board .main { flex: 1 1 36em; min-width: 0; max-width: 100%; }
+.board .side { flex: 0 1 22em; min-width: 0; max-width: 100%; }
+.controls { display: flex; flex-wrap: wrap; gap: 0.3em; align-items: center; margin: 0.5em 0; }
+.controls input[type=range] { flex: 1 1 8em; min-width: 6em; }
+.controls button { font: inherit; cursor: pointer; }
+pre.table { overflow-x: auto; max-width: 100%; font-size: 12px; }
+ol.moves { list-style: none; padding: 0; margin: 0; max-height: 34em; overflow-y: auto; border: 1px solid #ddd; }
+ol.moves button { all: unset; display: block; cursor: pointer; padding: 0.15em 0.4em;
+  overflow-wrap: anywhere; }
+ol.moves li.current button { background: #ffe98a; }
+ol.moves .turn { display: inline-block; min-width: 2.2em; color: #777; }
+tr.moment { cursor: pointer; } tr.moment:hover, tr.moment:focus, ol.moves button:hover { background: #eef; }
+table.moments code { overflow-wrap: anywhere; }
+#final { border-left: 4px solid #4a4; padding-left: 0.6em; }
+.whatif ul { padding-left: 1.2em; } .whatif li { margin: 0.2em 0; overflow-wrap: anywhere; }
+.whatif .compare { display: flex; flex-wrap: wrap; gap: 1em; } .whatif .compare > div { flex: 1 1 14em; min-width: 0; }
+/* On a phone the move list goes under the table, and a table wider than the screen scrolls sideways in its own box:
+   wrapping the lines of a box drawing would break it. */
+@media (max-width: 700px) { pre.table { font-size: 10px; } }
+</style>
+"""
+
+CONTROLS = (
+    '<div class="controls">'
+    '<button type="button" id="first" title="first (Home)">« first</button>'
+    '<button type="button" id="prev" title="back (←)">‹ back</button>'
+    '<input type="range" id="slider" min="0" value="0" aria-label="position">'
+    '<button type="button" id="next" title="forward (→)">next ›</button>'
+    '<button type="button" id="last" title="last (End)">last »</button>'
+    "</div>"
+)
+
+WHATIF = """
+<section class="whatif" id="whatif"><h2>What if?</h2>
+<p class="note">Another move at the start of the turn shown, played on to the end by a bot as a branch of this game;
+branching uses this page's own token, with its rights and no more.</p>
+<p><label>Bot for the rest: <select id="whatif-bot"></select></label></p>
+<p id="whatif-status" role="status"></p>
+<ul id="legal"></ul>
+<div id="compare" class="compare"></div>
+<h3>Branches of this game</h3><ul id="tree"></ul>
+</section>
+"""
+
 SCRIPT = """
 <script>
 (function () {
+  const data = JSON.parse(document.getElementById("board-data").textContent);
   const tables = JSON.parse(document.getElementById("tables").textContent);
   const labels = JSON.parse(document.getElementById("labels").textContent);
-  const graph = document.getElementById("figure-1");
+  const last = tables.length - 1;
+  const slider = document.getElementById("slider");
+  const moves = [...document.querySelectorAll("#moves button.move")];
+  const figures = [...document.querySelectorAll(".js-plotly-plot")];
+  let current = -1;
+  slider.max = last;
+  function cursor(turn) {
+    const shape = {type: "line", x0: turn, x1: turn, yref: "paper", y0: 0, y1: 1, line: {dash: "dot"}};
+    figures.forEach(function (fig) { Plotly.relayout(fig, {shapes: [shape]}); });
+  }
   function show(k) {
+    k = Math.max(0, Math.min(last, k));
+    if (k === current) return;
+    current = k;
     document.getElementById("table").innerHTML = tables[k];
     document.getElementById("turn-label").textContent = labels[k];
+    document.getElementById("final").hidden = k !== last;
+    slider.value = k;
+    let seen = null;
+    moves.forEach(function (b) {
+      const here = Number(b.dataset.stop) === k;
+      b.parentElement.classList.toggle("current", here);
+      if (here) seen = b;
+    });
+    if (seen) {
+      const list = document.getElementById("moves");
+      list.scrollTop = seen.offsetTop - list.offsetTop - list.clientHeight / 2;
+    }
     document.body.dataset.position = k;
+    document.body.dataset.turn = data.turns[k];
+    cursor(data.turns[k]);
+    document.dispatchEvent(new CustomEvent("board:position", {detail: {stop: k, turn: data.turns[k]}}));
   }
-  graph.on("plotly_sliderchange", function (e) { show(e.step._index); });
+  function jumpTo(turn) {
+    let k = data.turns.findIndex(function (t) { return t >= turn; });
+    show(k < 0 ? last : k);
+  }
+  document.getElementById("first").onclick = function () { show(0); };
+  document.getElementById("prev").onclick = function () { show(current - 1); };
+  document.getElementById("next").onclick = function () { show(current + 1); };
+  document.getElementById("last").onclick = function () { show(last); };
+  slider.addEventListener("input", function () { show(Number(slider.value)); });
+  document.querySelectorAll("[data-stop]").forEach(function (b) {
+    b.addEventListener("click", function () { show(Number(b.dataset.stop)); });
+    b.addEventListener("keydown", function (e) { if (e.key === "Enter") show(Number(b.dataset.stop)); });
+  });
+  document.addEventListener("keydown", function (e) {
+    const tag = (e.target && e.target.tagName) || "";
+    if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA" || e.altKey || e.ctrlKey || e.metaKey) return;
+    const to = {ArrowLeft: current - 1, ArrowRight: current + 1, Home: 0, End: last}[e.key];
+    if (to === undefined) return;
+    e.preventDefault();
+    show(to);
+  });
+  figures.forEach(function (fig) {
+    fig.on("plotly_click", function (e) { if (e.points.length) jumpTo(Math.round(e.points[0].x)); });
+  });
+  window.loomBoard = {show: show, stops: data.turns};
   show(0);
+})();
+</script>
+"""
+
+WHATIF_SCRIPT = """
+<script>
+(function () {
+  const data = JSON.parse(document.getElementById("board-data").textContent);
+  data.players = [...document.querySelectorAll("#players li")].map(function (li) { return li.textContent; });
+  const token = new URLSearchParams(location.search).get("token");
+  const status = document.getElementById("whatif-status");
+  const legal = document.getElementById("legal");
+  const compare = document.getElementById("compare");
+  const bots = document.getElementById("whatif-bot");
+  data.bots.forEach(function (name) {
+    const option = document.createElement("option");
+    option.value = option.textContent = name;
+    option.selected = name === data.bot;
+    bots.appendChild(option);
+  });
+  function call(method, path, body, key) {
+    const headers = {"Content-Type": "application/json"};
+    if (key) headers["Authorization"] = "Bearer " + key;
+    return fetch(path, {method: method, headers: headers, body: body ? JSON.stringify(body) : undefined})
+      .then(function (r) {
+        return r.json().then(function (json) {
+          if (!r.ok) throw new Error(json.error || r.statusText);
+          return json;
+        });
+      });
+  }
+  function say(text) { status.textContent = text; }
+  function item(text) { const li = document.createElement("li"); li.textContent = text; return li; }
+  function tree() {
+    call("GET", "/games/" + data.game + "/tree").then(function (root) {
+      const list = document.getElementById("tree");
+      list.replaceChildren();
+      (function walk(node, into) {
+        node.branches.forEach(function (b) {
+          const li = item("game " + b.id + ": a branch at turn " + b.fork_turn + ", " + b.status +
+            (b.winners && b.winners.length ? ", won by " + b.winners.map(function (s) {
+              return data.players[s]; }).join(" and ") : ""));
+          li.className = "branch";
+          li.dataset.game = b.id;
+          if (b.branches.length) { const sub = document.createElement("ul"); walk(b, sub); li.appendChild(sub); }
+          into.appendChild(li);
+        });
+      })(root, list);
+      if (!list.children.length) list.appendChild(item("none yet"));
+    }).catch(function (e) { say("the tree: " + e.message); });
+  }
+  function chances(game, turn, key) {
+    return call("GET", "/games/" + game + "/chances?turn=" + turn + "&bot=" + encodeURIComponent(bots.value),
+                null, key);
+  }
+  function column(title, settled) {
+    const div = document.createElement("div");
+    const h = document.createElement("h4");
+    h.textContent = title;
+    div.appendChild(h);
+    if (settled.status !== "fulfilled") {
+      div.appendChild(item("no chances: " + settled.reason.message));
+      return div;
+    }
+    const answer = settled.value;
+    const ul = document.createElement("ul");
+    answer.chance.forEach(function (c, seat) {
+      ul.appendChild(item(data.players[seat] + ": " + Math.round(c * 100) + "% ± " +
+        Math.round(answer.margin[seat] * 100)));
+    });
+    div.appendChild(ul);
+    return div;
+  }
+  function play(turn, action) {
+    say("branching at turn " + turn + "…");
+    legal.querySelectorAll("button").forEach(function (b) { b.disabled = true; });
+    call("POST", "/games/" + data.game + "/branches", {turn: turn, actions: [action], bot: bots.value}, token)
+      .then(function (made) {
+        say("game " + made.id + " branched; estimating both lines' chances at the start of turn " + (turn + 1) + "…");
+        tree();
+        const lines = [chances(data.game, turn + 1, token), chances(made.id, turn + 1, made.tokens.table)];
+        return Promise.allSettled(lines).then(function (both) {
+          compare.replaceChildren(column("as played (game " + data.game + ")", both[0]),
+                                  column("what if (game " + made.id + ")", both[1]));
+          compare.dataset.branch = made.id;
+          const done = both.find(function (one) { return one.status === "fulfilled"; });
+          say("game " + made.id + ": " + made.status + "; chances to win at the start of turn " + (turn + 1) +
+              " on each line" + (done ? ", by " + done.value.rollouts + " rollouts with " + done.value.bot : ""));
+        });
+      })
+      .catch(function (e) { say("refused: " + e.message); })
+      .finally(function () { legal.querySelectorAll("button").forEach(function (b) { b.disabled = false; }); });
+  }
+  let asked = 0;
+  document.addEventListener("board:position", function (e) {
+    const turn = e.detail.turn, mine = ++asked;
+    legal.replaceChildren();
+    if (e.detail.stop === data.turns.length - 1) {
+      say("the game is over here: step back to try another move");
+      return;
+    }
+    call("GET", "/games/" + data.game + "/state?turn=" + turn, null, token).then(function (at) {
+      if (mine !== asked) return;
+      if (!at.legal) {
+        say("turn " + turn + ": " + (at.to_move === "chance" ? "chance" : data.players[at.to_move]) +
+            " to move; only that seat's token or the table's lists its actions");
+        return;
+      }
+      say("turn " + turn + ": " + data.players[at.to_move] + " to move, " + at.legal.length + " legal actions");
+      at.legal.forEach(function (action) {
+        const li = document.createElement("li");
+        const b = document.createElement("button");
+        b.type = "button";
+        b.className = "legal";
+        b.textContent = JSON.stringify(action);
+        b.addEventListener("click", function () { play(turn, action); });
+        li.appendChild(b);
+        legal.appendChild(li);
+      });
+    }).catch(function (e) { if (mine === asked) say("turn " + turn + ": " + e.message); });
+  });
+  tree();
+  if (window.loomBoard) {
+    const k = Number(document.body.dataset.position || 0);
+    document.dispatchEvent(new CustomEvent("board:position", {detail: {stop: k, turn: data.turns[k]}}));
+  }
 })();
 </script>
 """
@@ -187,26 +462,32 @@ def _json_script(element_id: str, data: Any) -> str:
     return f'<script type="application/json" id="{element_id}">{text}</script>'
 
 
-def replay_html(store: Store, game_id: int, seat: int | None = None) -> str:
-    """The replay page of game `game_id`, as `seat` sees it (None: every card shown)."""
+def replay_html(
+    store: Store, game_id: int, seat: int | None = None, *, plotly: str | None = None, whatif: bool = False
+) -> str:
+    """The replay page of game `game_id`, as `seat` sees it (None: every card shown). `plotly` is the address to
+    load plotly.js from (None: embedded, for a file); `whatif` adds the what-if panel of a served page."""
     info = store.game_row(game_id)
     game = get_game(info.game)
     if seat is not None and not 0 <= seat < info.players:
         raise LoomError(f"seat {seat} is out of range: game {game_id} has seats 0 to {info.players - 1}")
     events = store.load(game_id)
     names = list(fold(game, events[:1]).players)
+    final = fold(game, events)
     stops = frames(game, events, seat)
+    told = tell_game(game.name, events, names, seat)
     chances = store.win_chance_frame(game_id)
     moments = store.key_moment_frame(game_id)
     whose = "every card shown" if seat is None else f"as seat {seat} ({names[seat]}) saw it"
     lineage = f", a branch of game {info.parent_id}" if info.parent_id else ""
     summary = (
         f"{game.title}, game {game_id}{lineage}: {info.players} players ({', '.join(names)}), "
-        f"{info.turns} turns, {info.last_seq} events, {info.status}; {whose}. Move the slider to step through it."
+        f"{info.turns} turns, {info.last_seq} events, {info.status}; {whose}. Step with the buttons, the slider or "
+        "the arrow keys (Home, End); a click on a move, a key moment or a chart jumps there."
     )
-    figures = [_scores_figure(stops, names)]
     paragraphs = [summary]
-    curve = _chances_figure(chances, names)
+    figures = [_scores_figure(stops, names)]
+    curve = _chances_figure(chances, names, stops[0].turn)
     if curve is not None and seat is None:
         figures.append(curve)
     elif curve is not None:
@@ -216,10 +497,28 @@ def replay_html(store: Store, game_id: int, seat: int | None = None) -> str:
             "known: only the page with every card shows them."
         )
     board = (
-        '<h3 id="turn-label"></h3><div id="table"></div>'
+        '<div class="board"><div class="main">'
+        f'{CONTROLS}<h3 id="turn-label"></h3><div id="table"></div>'
+        f'<div id="final" hidden>{_final_html(game, final, names)}</div></div>'
+        f'<div class="side"><h3>Moves</h3>{_moves_html(events, told, stops)}</div></div>'
+        # The names as the page's text, for its script to read as text: no name from a log is in its JSON data.
+        + f'<ol id="players" hidden>{"".join(f"<li>{escape(name)}</li>" for name in names)}</ol>'
         + _json_script("tables", [f.table for f in stops])
         + _json_script("labels", [f"{game.title}, game {game_id}: {f.label} (after event {f.seq})" for f in stops])
+        + _json_script(
+            "board-data",
+            {
+                "game": game_id,
+                "turns": [f.turn for f in stops],
+                "bots": sorted(game.bots),
+                "bot": "greedy" if "greedy" in game.bots else sorted(game.bots)[0],
+            },
+        )
     )
-    moments_html = _moments_html(game, moments, names, seat)
-    sections = [Section(f"{game.title}, game {game_id}", paragraphs, figures, board + moments_html)]
-    return page(f"Loom replay: {game.title}, game {game_id}", sections, tail=SCRIPT)
+    moments_html = _moments_html(game, moments, names, seat, told, stops)
+    sections = [
+        Section(f"{game.title}, game {game_id}", paragraphs, [], board),
+        Section("Charts and key moments", [], figures, moments_html),
+    ]
+    tail = SCRIPT + (WHATIF + WHATIF_SCRIPT if whatif else "")
+    return page(f"Loom replay: {game.title}, game {game_id}", sections, head=BOARD_STYLE, tail=tail, plotly=plotly)

@@ -7,7 +7,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from loom.service import api, errors, pages
+from loom.service import api, board, errors, pages
 from loom.service.context import Service
 from loom.service.headers import NoSniff
 
@@ -34,12 +34,14 @@ def create_app(service: Service) -> FastAPI:
         finally:
             service.close()
 
-    app = FastAPI(title="Loom", version="1", description=DESCRIPTION, lifespan=lifespan)
+    # /docs and /redoc are board's, from files of its own: FastAPI's would load Swagger UI and ReDoc from a CDN.
+    app = FastAPI(title="Loom", version="1", description=DESCRIPTION, lifespan=lifespan, docs_url=None, redoc_url=None)
     app.state.service = service
     errors.install(app)
     app.include_router(api.router)
     app.include_router(api.streams)
     app.include_router(pages.router)
+    app.include_router(board.router)
     app.add_middleware(errors.CatchAll)
     app.add_middleware(errors.BodyLimit, limit=service.settings.max_body)
     app.add_middleware(NoSniff)

@@ -2,7 +2,11 @@
 
 A replay shows every card unless it is made for one seat, so it follows the access rules of the JSON routes: a
 seat's replay needs that seat's token (`?token=`, as a link cannot send a header), the whole replay the game's
-table token or the admin token. Every page has a Content-Security-Policy that runs its own scripts only.
+table token or the admin token. Every page has a Content-Security-Policy that runs its own scripts only: its inline
+ones and plotly.js, which it loads from this server (service/board.py), each allowed by its hash.
+
+A served replay is a board with what-if in place: its script calls the JSON routes with the page's own token (sent
+as a header), so it can list, branch and estimate exactly what that token may, and no more.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from loom.engine.registry import get_game
 from loom.service.access import Forbidden, Unauthorized
+from loom.service.board import PLOTLY_JS
 from loom.service.context import Caller, Service, browser_caller_of, service_of
 from loom.service.errors import PagesMissing
 from loom.service.headers import html_page
@@ -48,7 +53,8 @@ def dashboard(
     service: Svc,
     game: Annotated[str | None, Query(description="only games of this kind")] = None,
     since: Annotated[datetime | None, Query(description="only games recorded since, e.g. 2026-12-01")] = None,
-    bot: Annotated[str | None, Query(description="only games this bot played")] = None,
+    bot: Annotated[str | None, Query(description="only games this bot played, at any budget (mcts: mcts:50)")] = None,
+    self_play: Annotated[bool, Query(description="only games in which one bot played every seat")] = False,
 ) -> HTMLResponse:
     """The dashboards of the recorded games: results, bots and balance (no hidden card is in them)."""
     if game is not None:
@@ -64,7 +70,9 @@ def dashboard(
         deadline = time.monotonic() + CATCH_UP
         while reader.report_behind(game) and time.monotonic() < deadline:
             time.sleep(0.05)
-    return html_page(report_html(reader, game=game, since=since, bot=bot))
+    from loom.dashboards.page import linked
+
+    return _served(linked(report_html(reader, game=game, since=since, bot=bot, self_play=self_play), PLOTLY_JS))
 
 
 @router.get("/games/{game_id}/replay", response_class=HTMLResponse)
@@ -84,4 +92,15 @@ def replay(
         from loom.dashboards.viewer import replay_html
     except ImportError as error:
         raise PagesMissing(f"the replay viewer is not available on this server ({error})") from None
-    return html_page(replay_html(service.db.reader(), game_id, seat=None if viewer == OMNISCIENT else int(viewer)))
+    shown = None if viewer == OMNISCIENT else int(viewer)
+    return _served(replay_html(service.db.reader(), game_id, seat=shown, plotly=PLOTLY_JS, whatif=True))
+
+
+def _served(page: str) -> HTMLResponse:
+    """A page that loads plotly.js from this server: its policy allows that one script too, by its integrity hash."""
+    from loom.dashboards.page import plotly_hash
+
+    response = html_page(page)
+    policy = response.headers["Content-Security-Policy"]
+    response.headers["Content-Security-Policy"] = policy.replace("script-src ", f"script-src '{plotly_hash()}' ", 1)
+    return response

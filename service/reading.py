@@ -7,16 +7,20 @@ from typing import Any
 from loom.engine.registry import get_game
 from loom.events.base import LoomError
 from loom.replay.branches import tree
+from loom.replay.chances import win_chances
 from loom.replay.game_json import game_json
 from loom.replay.live import Filter, find_games
 from loom.replay.replay import position
 from loom.replay.store import GameInfo, Store
-from loom.service.access import viewer_for
+from loom.service.access import Forbidden, Unauthorized, viewer_for
 from loom.service.context import Caller, Service
 from loom.service.views import OMNISCIENT, Viewer, tell_events, tell_state, whole
 
 MAX_EVENTS = 5000
 """Events in one answer; a client pages on with `after`."""
+ROLLOUTS = 40
+MAX_ROLLOUTS = 400
+"""Games played out for a position's chances by default, and at most in one request (they run in its thread)."""
 
 
 def summary(store: Store, info: GameInfo) -> dict[str, Any]:
@@ -104,3 +108,30 @@ def told_events(
 def branch_tree(service: Service, game_id: int) -> dict[str, Any]:
     """The game, its branches and theirs, with fork turns and outcomes."""
     return tree(service.db.reader(), game_id).to_json()
+
+
+def chances_at(
+    service: Service, caller: Caller, game_id: int, turn: int | None, bot: str | None, rollouts: int
+) -> dict[str, Any]:
+    """Each seat's chance to win from the start of `turn` (past the game's last turn, or None: its end), by
+    `rollouts` games played out with `bot` (default: greedy). The rollouts deal from every hand, so, like a branch,
+    they are for the game's table token or the admin token only; the same position is always played out on the same
+    random numbers, so two lines compare fairly."""
+    store = service.db.reader()
+    info = store.game_row(game_id)
+    if not caller.grant(service, info).everything:
+        refused = Forbidden if caller.token is not None else Unauthorized
+        raise refused(f"chances are played out from every hand: game {game_id}'s table token or the admin token")
+    game = get_game(info.game)
+    bot = bot if bot is not None else "greedy" if "greedy" in game.bots else sorted(game.bots)[0]
+    at = position(store, game_id, turn=turn) if turn is not None and turn <= info.turns else position(store, game_id)
+    found = win_chances(game, at.state, rollouts=rollouts, bot=bot)
+    return {
+        "id": game_id,
+        "turn": at.turn,
+        "seq": at.seq,
+        "chance": list(found.chance),
+        "margin": list(found.margin),
+        "rollouts": found.rollouts,
+        "bot": found.bot,
+    }

@@ -33,10 +33,11 @@ def _seat_token(api: Api, game_id: int, seat: int) -> str:
 
 
 def test_the_dashboard_is_served_as_one_page(api: Api) -> None:
-    for query in ("", "?game=moirai", "?since=2000-01-01&bot=greedy"):
+    for query in ("", "?game=moirai", "?since=2000-01-01&bot=greedy", "?self_play=true"):
         page = api.call("GET", f"/dashboard{query}")
         assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
         assert "Moirai" in page.text and "Plotly" in page.text
+        assert '<script src="/static/plotly.min.js' in page.text and len(page.content) < 2_000_000  # not embedded
     assert api.call("GET", "/dashboard?game=chess").status_code == 422
 
 
@@ -53,15 +54,32 @@ def test_the_served_dashboard_draws_in_a_browser_without_errors(api: Api) -> Non
         assert tab.errors == []
 
 
-def test_the_served_replay_moves_to_another_turn_in_a_browser(api: Api) -> None:
-    with browser_tab(f"{api.base}/games/1/replay?token={_seat_token(api, 1, 0)}") as tab:
+def _table_token(api: Api, game_id: int) -> str:
+    return str(api.ok("GET", f"/games/{game_id}/tokens", ADMIN)["tokens"]["table"])
+
+
+def test_a_what_if_on_the_served_board_branches_plays_on_and_shows_in_the_tree(api: Api) -> None:
+    with browser_tab(f"{api.base}/games/7/replay?token={_table_token(api, 7)}") as tab:
         page = tab.page
         first = page.inner_text("#table")
-        rail = page.locator(".slider-rail-rect").bounding_box()
-        page.mouse.click(rail["x"] + rail["width"] * 0.6, rail["y"] + rail["height"] / 2)
-        page.wait_for_function("document.body.dataset.position !== '0'")
+        page.keyboard.press("ArrowRight")
+        page.keyboard.press("ArrowRight")  # turn 3: after a draw and a keep, a take has choices
         assert page.inner_text("#table") != first
+        page.wait_for_selector("#legal li:nth-child(2) button.legal")  # a selector: the page's policy forbids eval
+        assert "turn 3" in page.inner_text("#whatif-status")
+        page.select_option("#whatif-bot", "random")
+        page.locator("#legal button.legal").nth(1).click()
+        page.wait_for_selector("#compare[data-branch]", timeout=60_000)
+        branch = int(page.get_attribute("#compare", "data-branch") or 0)
+        columns = page.locator("#compare > div")
+        assert columns.count() == 2 and "as played (game 7)" in columns.nth(0).inner_text()
+        assert f"what if (game {branch})" in columns.nth(1).inner_text() and "%" in columns.nth(1).inner_text()
+        page.wait_for_selector(f"#tree li.branch[data-game='{branch}']")
         assert tab.errors == []
+    made = api.ok("GET", f"/games/{branch}", None)
+    assert made["parent"] == 7 and made["status"] == "finished"
+    tree = api.ok("GET", "/games/7/tree")
+    assert [(b["id"], b["fork_turn"]) for b in tree["branches"]] == [(branch, 3)]
 
 
 def test_pages_send_a_policy_that_runs_only_their_own_scripts(api: Api) -> None:

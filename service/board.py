@@ -1,0 +1,142 @@
+"""The routes of the served board: plotly.js and the API docs' files from the installed packages (compressed once,
+cached by browsers), the API docs without any CDN, and a position's win chances for what-if in place.
+
+A served page loads plotly.js from here instead of embedding its 4.8 MB; the address carries plotly's version, so
+a browser keeps the file for good and asks again only after an upgrade. The docs' files are fastapi-offline's copies
+of Swagger UI and ReDoc: nothing is downloaded at run time.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Annotated, Any
+
+import plotly
+from fastapi import APIRouter, Depends, Query, Request
+from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html, get_swagger_ui_oauth2_redirect_html
+from fastapi.responses import HTMLResponse, Response
+from starlette.exceptions import HTTPException
+
+from loom.service import reading
+from loom.service.context import Caller, Service, caller_of, no_token_in_address, service_of
+
+PLOTLY_JS = f"/static/plotly.min.js?v={plotly.__version__}"
+"""Where a served page loads plotly.js from."""
+DOCS_FILES = {
+    "swagger-ui-bundle.js": "text/javascript; charset=utf-8",
+    "swagger-ui.css": "text/css; charset=utf-8",
+    "redoc.standalone.js": "text/javascript; charset=utf-8",
+    "favicon.png": "image/png",
+}
+"""The files of the API docs, served under /static/docs/."""
+KEEP = "public, max-age=31536000, immutable"
+"""A year: a file's address changes with the package that ships it (plotly's version; the docs' files follow the
+server's, so they are kept a day instead)."""
+
+router = APIRouter()
+Svc = Annotated[Service, Depends(service_of)]
+Who = Annotated[Caller, Depends(caller_of)]
+
+
+@dataclass(frozen=True)
+class Asset:
+    """A static file, as is and gzipped, with its entity tag."""
+
+    body: bytes
+    zipped: bytes
+    etag: str
+    media_type: str
+
+
+def _asset(body: bytes, media_type: str) -> Asset:
+    return Asset(body, gzip.compress(body, 6, mtime=0), f'"{hashlib.sha256(body).hexdigest()[:32]}"', media_type)
+
+
+@cache
+def _plotly() -> Asset:
+    from loom.dashboards.page import plotly_bytes  # the dashboards are optional on a server (PagesMissing)
+
+    return _asset(plotly_bytes(), "text/javascript; charset=utf-8")
+
+
+@cache
+def _docs_file(name: str) -> Asset:
+    import fastapi_offline
+
+    return _asset((Path(fastapi_offline.__file__).parent / "static" / name).read_bytes(), DOCS_FILES[name])
+
+
+def _send(request: Request, asset: Asset, keep: str) -> Response:
+    """The file, gzipped when the client takes gzip; 304 when the client has it already."""
+    headers = {"Cache-Control": keep, "ETag": asset.etag, "Vary": "Accept-Encoding"}
+    if request.headers.get("if-none-match") == asset.etag:
+        return Response(status_code=304, headers=headers)
+    if "gzip" in request.headers.get("accept-encoding", "").lower():
+        return Response(asset.zipped, media_type=asset.media_type, headers=headers | {"Content-Encoding": "gzip"})
+    return Response(asset.body, media_type=asset.media_type, headers=headers)
+
+
+@router.get("/static/plotly.min.js", include_in_schema=False)
+def plotly_js(request: Request) -> Response:
+    """plotly.js, which every served page loads from here once."""
+    return _send(request, _plotly(), KEEP)
+
+
+@router.get("/static/docs/{name}", include_in_schema=False)
+def docs_file(name: str, request: Request) -> Response:
+    """A file of Swagger UI or ReDoc, for /docs and /redoc."""
+    if name not in DOCS_FILES:
+        raise HTTPException(404, "Not Found")
+    return _send(request, _docs_file(name), "public, max-age=86400")
+
+
+@router.get("/docs", include_in_schema=False)
+def docs(request: Request) -> HTMLResponse:
+    """The API's interactive docs (Swagger UI), from this server's own files."""
+    app = request.app
+    return get_swagger_ui_html(
+        openapi_url=app.openapi_url,
+        title=f"{app.title} - API docs",
+        oauth2_redirect_url=app.swagger_ui_oauth2_redirect_url,
+        swagger_js_url="/static/docs/swagger-ui-bundle.js",
+        swagger_css_url="/static/docs/swagger-ui.css",
+        swagger_favicon_url="/static/docs/favicon.png",
+        swagger_ui_parameters=app.swagger_ui_parameters,
+    )
+
+
+@router.get("/docs/oauth2-redirect", include_in_schema=False)
+def docs_redirect() -> HTMLResponse:
+    """Swagger UI's OAuth2 redirect page."""
+    return get_swagger_ui_oauth2_redirect_html()
+
+
+@router.get("/redoc", include_in_schema=False)
+def redoc(request: Request) -> HTMLResponse:
+    """The API's docs as one page (ReDoc), from this server's own files, without web fonts."""
+    app = request.app
+    return get_redoc_html(
+        openapi_url=app.openapi_url,
+        title=f"{app.title} - ReDoc",
+        redoc_js_url="/static/docs/redoc.standalone.js",
+        redoc_favicon_url="/static/docs/favicon.png",
+        with_google_fonts=False,
+    )
+
+
+@router.get("/games/{game_id}/chances", tags=["branches"], dependencies=[Depends(no_token_in_address)])
+def read_chances(
+    game_id: int,
+    service: Svc,
+    caller: Who,
+    turn: Annotated[int | None, Query(ge=1, description="the start of this turn (past the last: the end)")] = None,
+    bot: Annotated[str | None, Query(description="the bot that plays the rollouts (default: greedy)")] = None,
+    rollouts: Annotated[int, Query(ge=1, le=reading.MAX_ROLLOUTS)] = reading.ROLLOUTS,
+) -> dict[str, Any]:
+    """Each seat's chance to win from a position (the end without `turn`), by games played out with a bot from
+    every hand: so, like a branch, it needs the game's table token or the admin token."""
+    return reading.chances_at(service, caller, game_id, turn, bot, rollouts)
