@@ -169,6 +169,7 @@ def test_pages_forbid_scripts_from_elsewhere_and_sniffing(walk: Recorded) -> Non
         assert headers.get("x-content-type-options") == "nosniff", path
 
 
+MOVE = re.compile(r'<button type="button" class="move"[^>]* data-seq="(\d+)">(.*?)</button>', re.S)
 PAGE_DATA = re.compile(r'<script type="application/json" id="(tables|labels)">(.*?)</script>', re.S)
 
 
@@ -187,7 +188,12 @@ def check_page(found: Findings, walk: Recorded, where: str, page: str, seat: int
         if table != walk.tables[seq, seat]:
             whole_table = table == _table_html(walk.game, walk.states[seq], None)
             (found.leak if whole_table else found.wrong)(f"{where}, {label}", "not the drawing of the seat's view")
-    found.check_text(f"{where}, outside the tables", PAGE_DATA.sub("", page), in_text(walk, walk.hidden[seat]))
+    # Each move names what the seat saw of its event: nothing hidden from it both before and after that event.
+    for seq, told in MOVE.findall(page):
+        hidden = hidden_at(walk, int(seq), seat) & hidden_at(walk, max(int(seq) - 1, 1), seat)
+        found.check_text(f"{where}, move {seq}", told, in_text(walk, hidden))
+    rest = MOVE.sub("", PAGE_DATA.sub("", page))
+    found.check_text(f"{where}, outside the tables and moves", rest, in_text(walk, walk.hidden[seat]))
 
 
 def drawn(renderable: Any) -> str:
