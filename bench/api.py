@@ -3,12 +3,12 @@ its own), next to the FLOOR measured in the same run: a minimal FastAPI app serv
 one DuckDB row per request and commits it (bench/api_floor.py). Then the latency of a state read at a random turn.
 
 The servers run in processes of their own (`logs serve`; the floor app), on free loopback ports, both throughout;
-each of Loom's phases follows the floor's with as many clients. The load comes from
-one more process, cheap so that it leaves the servers most of the two cores: asyncio with raw HTTP/1.1 keep-alive
-connections (one per client, hand-written requests, orjson), no HTTP library. Each client waits for the answer to
-its append before sending the next (the answer lists the legal actions it picks the next one from), and starts a
-new game (not timed) when its game ends. Each phase runs for a fixed time after a warm-up; appends/s is over that
-time, p50/p99 of every append in it.
+each of Loom's phases follows the floor's with as many clients. The load comes from one more process, cheap so that
+it leaves the servers most of the two cores: asyncio on uvloop with raw HTTP/1.1 keep-alive connections (one per
+client, hand-written requests, orjson), no HTTP library. Each client waits for the answer to its append before
+sending the next (the answer lists the legal actions it picks the next one from), and starts a new game (not timed)
+when its game ends. Each phase runs for a fixed time after a warm-up; appends/s is over that time, p50/p99 of every
+append in it.
 
     .venv/bin/python bench/api.py            # 8 s per phase, 1,000 recorded games, 1,000 reads
     .venv/bin/python bench/api.py --quick    # 2 s per phase, 100 games, 200 reads
@@ -37,6 +37,11 @@ from typing import Any  # noqa: E402
 
 import httpx  # noqa: E402
 import orjson  # noqa: E402
+
+try:  # the load's event loop in C, as the servers': more of the two cores left to them
+    import uvloop
+except ImportError:  # pragma: no cover - uvicorn[standard] brings it
+    uvloop = None  # type: ignore[assignment]
 
 from bench._common import BOTS, GAME, Report, output_path, parser, percentiles, temp_dir  # noqa: E402
 from loom.engine.registry import get_game  # noqa: E402
@@ -209,7 +214,8 @@ def main() -> None:
     args = p.parse_args()
     if args.drive:
         kind, base, clients, warmup, seconds = json.loads(args.drive)
-        print(json.dumps(asyncio.run(drive(kind, base, clients, warmup, seconds))))
+        phase = drive(kind, base, clients, warmup, seconds)
+        print(json.dumps(uvloop.run(phase) if uvloop is not None else asyncio.run(phase)))
         return
     games, seconds, reads = (100, 2.0, 200) if args.quick else (1000, 8.0, 1000)
     warmup = 1.0
