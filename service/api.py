@@ -259,9 +259,14 @@ class FastAppends:
         except (orjson.JSONDecodeError, ValidationError):
             return None
         caller = Caller(None if authorization is None else bearer(authorization.decode("latin-1")))
-        if isinstance(model, ActionBody):
-            return writing.act(self.service, caller, game_id, model)
-        return writing.write_events(self.service, caller, game_id, model)
+        try:
+            if isinstance(model, ActionBody):
+                return writing.act(self.service, caller, game_id, model)
+            return writing.write_events(self.service, caller, game_id, model)
+        except Exception as error:  # refused before it reached the writer: answered as any refusal
+            refused: Future[Any] = Future()
+            refused.set_exception(error)
+            return refused
 
     async def _answer(self, job: Future[Any], path: str) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
         """The status, headers and body of the answer to a write, once it is committed or refused."""
