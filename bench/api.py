@@ -3,12 +3,12 @@ its own), next to the FLOOR measured in the same run: a minimal FastAPI app serv
 one DuckDB row per request and commits it (bench/api_floor.py). Then the latency of a state read at a random turn.
 
 The servers run in processes of their own (`logs serve`; the floor app), on free loopback ports, both throughout;
-each of Loom's phases follows the floor's with as many clients. The load comes from
-one more process, cheap so that it leaves the servers most of the two cores: asyncio with raw HTTP/1.1 keep-alive
-connections (one per client, hand-written requests, orjson), no HTTP library. Each client waits for the answer to
-its append before sending the next (the answer lists the legal actions it picks the next one from), and starts a
-new game (not timed) when its game ends. Each phase runs for a fixed time after a warm-up; appends/s is over that
-time, p50/p99 of every append in it.
+each of Loom's phases follows the floor's with as many clients. The load comes from one more process, cheap so that
+it leaves the servers most of the two cores: asyncio on uvloop with raw HTTP/1.1 keep-alive connections (one per
+client, hand-written requests, orjson), no HTTP library. Each client waits for the answer to its append before
+sending the next (the answer lists the legal actions it picks the next one from), and starts a new game (not timed)
+when its game ends. Each phase runs for a fixed time after a warm-up; appends/s is over that time, p50/p99 of every
+append in it.
 
     .venv/bin/python bench/api.py            # 8 s per phase, 1,000 recorded games, 1,000 reads
     .venv/bin/python bench/api.py --quick    # 2 s per phase, 100 games, 200 reads
@@ -28,15 +28,21 @@ import argparse  # noqa: E402
 import asyncio  # noqa: E402
 import json  # noqa: E402
 import shutil  # noqa: E402
+import statistics  # noqa: E402
 import subprocess  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Iterator  # noqa: E402
-from contextlib import contextmanager  # noqa: E402
+from contextlib import ExitStack, contextmanager  # noqa: E402
 from random import Random  # noqa: E402
 from typing import Any  # noqa: E402
 
 import httpx  # noqa: E402
 import orjson  # noqa: E402
+
+try:  # the load's event loop in C, as the servers': more of the two cores left to them
+    import uvloop
+except ImportError:  # pragma: no cover - uvicorn[standard] brings it
+    uvloop = None  # type: ignore[assignment]
 
 from bench._common import BOTS, GAME, Report, output_path, parser, percentiles, temp_dir  # noqa: E402
 from loom.engine.registry import get_game  # noqa: E402
@@ -201,6 +207,7 @@ def main() -> None:
     p = parser(NAME, __doc__.splitlines()[0])
     p.add_argument("--drive", help=argparse.SUPPRESS)  # one phase's load, in the process `load` starts
     p.add_argument("--clients", type=int, nargs="*", default=list(CLIENTS), help="client counts (default 1 8 64)")
+    p.add_argument("--repeat", type=int, default=1, help="run each phase this many times: the median rate (default 1)")
     p.add_argument(
         "--before",
         metavar="PYTHON",
@@ -209,33 +216,44 @@ def main() -> None:
     args = p.parse_args()
     if args.drive:
         kind, base, clients, warmup, seconds = json.loads(args.drive)
-        print(json.dumps(asyncio.run(drive(kind, base, clients, warmup, seconds))))
+        phase = drive(kind, base, clients, warmup, seconds)
+        print(json.dumps(uvloop.run(phase) if uvloop is not None else asyncio.run(phase)))
         return
     games, seconds, reads = (100, 2.0, 200) if args.quick else (1000, 8.0, 1000)
     warmup = 1.0
     params = {"recorded_games": games, "seconds_per_phase": seconds, "warmup_s": warmup, "reads": reads}
+    params["repeats"] = args.repeat
     report = Report(NAME, "The HTTP service: appends next to the one-row-per-request floor", params)
     with temp_dir(NAME) as tmp:
         db = tmp / "api.duckdb"
         with Store.open(db) as store:
             simulate(store, get_game(GAME), games, list(BOTS), args.seed)
             recorded = [(info.id, info.turns) for info in store.games(GAME, games)]
-        loom, floor = {}, {}
         floor_command, floor_port = floor_server(tmp / "floor.duckdb")
         command, port = loom_server(db)
-        # Both servers run throughout, and each phase of Loom follows the floor's with as many clients: the machine is
-        # shared, and its load changes over a run.
-        before: dict[int, dict[str, Any]] = {}
-        if args.before:
-            shutil.copy(db, tmp / "before.duckdb")
-            before_command, before_port = loom_server(tmp / "before.duckdb", args.before)
-            with served(before_command, before_port, "/openapi.json") as before_base:
+        # Every server runs throughout, and the phases with as many clients follow each other (the floor's, main's,
+        # Loom's), repeated: the machine is shared, and its load changes over a run.
+        with ExitStack() as servers:
+            bases = {
+                "floor": servers.enter_context(served(floor_command, floor_port, "/rows")),
+                "loom": servers.enter_context(served(command, port, "/openapi.json")),
+            }
+            if args.before:
+                shutil.copy(db, tmp / "before.duckdb")
+                before_command, before_port = loom_server(tmp / "before.duckdb", args.before)
+                bases["before"] = servers.enter_context(served(before_command, before_port, "/openapi.json"))
+            runs: dict[tuple[str, int], list[dict[str, Any]]] = {}
+            for _ in range(args.repeat):
                 for clients in args.clients:
-                    before[clients] = load("loom", before_base, clients, warmup, seconds)
-        with served(floor_command, floor_port, "/rows") as floor_base, served(command, port, "/openapi.json") as base:
-            for clients in args.clients:
-                floor[clients] = load("floor", floor_base, clients, warmup, seconds)
-                loom[clients] = load("loom", base, clients, warmup, seconds)
+                    for kind, base in bases.items():
+                        runs.setdefault((kind, clients), []).append(
+                            load("floor" if kind == "floor" else "loom", base, clients, warmup, seconds)
+                        )
+            merged = {key: _merged(done) for key, done in runs.items()}
+            floor = {clients: merged["floor", clients] for clients in args.clients}
+            loom = {clients: merged["loom", clients] for clients in args.clients}
+            before = {clients: merged["before", clients] for clients in args.clients if ("before", clients) in merged}
+            base = bases["loom"]
             report.section("appends through the API, one request each (floor: one DuckDB row + commit per request)")
             for clients in args.clients:
                 ours, theirs = loom[clients], floor[clients]
@@ -259,6 +277,11 @@ def main() -> None:
                 report.add(f"{label}: median", spread["p50"], "ms", key=f"{key}_p50")
                 report.add(f"{label}: p99", spread["p99"], "ms", key=f"{key}_p99")
     report.emit(output_path(NAME, args))
+
+
+def _merged(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Repeated phases as one: the median rate, and every append's time."""
+    return {"rate": statistics.median(run["rate"] for run in runs), "times": [t for run in runs for t in run["times"]]}
 
 
 if __name__ == "__main__":

@@ -45,12 +45,22 @@ class Grant:
         return not self.everything and self.seat is None
 
 
+NOBODY = Grant()
+EVERYTHING = Grant(everything=True)
+ROLES_KEPT = 4096
+"""Games whose tokens are kept, worked out, in memory: a request on one of them checks its token in one lookup."""
+
+
 class Keys:
     """Makes and checks tokens from the database's secret and the admin token (None: no admin)."""
 
     def __init__(self, secret: bytes, admin_token: str | None) -> None:
         self._secret = secret
         self._admin = admin_token
+        # (game id, seats) -> {token: what it opens}: a game's tokens never change, so what is kept is never stale.
+        # Shared by the writer and the readers' threads: a dict's get and set are atomic, and at worst a game's
+        # tokens are worked out twice.
+        self._roles: dict[tuple[int, int], dict[str, Grant]] = {}
 
     def token(self, game_id: int, role: int | str) -> str:
         """The token of seat `role` (a number) or of the table of game `game_id`."""
@@ -73,15 +83,23 @@ class Keys:
     def grant(self, token: str | None, game_id: int, seats: int) -> Grant:
         """What `token` allows on game `game_id` of `seats` seats."""
         if token is None:
-            return Grant()
+            return NOBODY
         if self.is_admin(token):
-            return Grant(everything=True)
-        if hmac.compare_digest(token, self.token(game_id, TABLE)):
-            return Grant(everything=True)
-        for seat in range(seats):
-            if hmac.compare_digest(token, self.token(game_id, seat)):
-                return Grant(seat=seat)
-        return Grant()
+            return EVERYTHING
+        # A dict lookup compares the token only with a key of the same (randomly keyed) hash: its time tells
+        # nothing about how near a guess came, as compare_digest's promises.
+        return self._roles_of(game_id, seats).get(token, NOBODY)
+
+    def _roles_of(self, game_id: int, seats: int) -> dict[str, Grant]:
+        """Each token of the game and what it opens: worked out (seats + 1 HMACs) once, then kept."""
+        roles = self._roles.get((game_id, seats))
+        if roles is None:
+            roles = {self.token(game_id, seat): Grant(seat=seat) for seat in range(seats)}
+            roles[self.token(game_id, TABLE)] = EVERYTHING
+            if len(self._roles) >= ROLES_KEPT:
+                self._roles.clear()  # simpler than least-recently-used, and working a game's out again is cheap
+            self._roles[(game_id, seats)] = roles
+        return roles
 
 
 def require_admin(keys: Keys, token: str | None, what: str) -> None:

@@ -10,15 +10,28 @@ from __future__ import annotations
 
 import asyncio
 import re
+from concurrent.futures import Future
 from typing import Annotated, Any
 
+import orjson
 from fastapi import APIRouter, Depends, Header, Query
 from fastapi.responses import StreamingResponse
+from pydantic import TypeAdapter, ValidationError
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from loom.events.base import LoomError
 from loom.replay.live import Filter
 from loom.service import reading, writing
-from loom.service.context import Caller, Service, browser_caller_of, caller_of, no_token_in_address, service_of
+from loom.service.context import (
+    Caller,
+    Service,
+    bearer,
+    browser_caller_of,
+    caller_of,
+    no_token_in_address,
+    service_of,
+)
+from loom.service.errors import MAX_DEPTH, internal_error, loom_error_response, nesting
 from loom.service.models import ActionBody, BranchBody, EventsBody, NewGameBody
 from loom.service.stream import follow
 
@@ -165,3 +178,121 @@ def stream_events(
         media_type="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )
+
+
+# --- The append routes' fast path ----------------------------------------------------------------------------------
+
+_APPEND = re.compile(r"/games/([0-9]{1,18})/(actions|events)")
+_JSON = b"application/json"
+_HEADERS = [(b"content-type", _JSON), (b"x-content-type-options", b"nosniff")]
+_ANSWER: TypeAdapter[dict[str, Any]] = TypeAdapter(dict[str, Any])
+
+
+class FastAppends:
+    """The two routes every move of every game goes through (POST /games/ID/actions and /events), answered before
+    FastAPI's routing, dependencies and middleware, which cost more per request than the rest of its handling.
+
+    Only a request the routes would accept is answered here: its body a JSON object within the limits that the
+    route's model accepts, sent as `Content-Type: application/json`, with no query. It gets exactly what the route
+    would give it: the same check of its token (in the writer), the same answer or error JSON and status, and
+    `nosniff`. Every other request (a malformed body, a token in the address, anything odd) is handed to the full
+    application with its body as received, for the full application's own answer. The routes stay declared above:
+    they are what /docs describes, and what answers whatever this does not take.
+    """
+
+    def __init__(self, app: ASGIApp, service: Service) -> None:
+        self.app = app
+        self.service = service
+        self.limit = service.settings.max_body
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        found = None
+        if scope["type"] == "http" and scope["method"] == "POST" and not scope["query_string"]:
+            found = _APPEND.fullmatch(scope["path"])
+        if found is None:
+            await self.app(scope, receive, send)
+            return
+        content_type = authorization = length = None
+        for name, value in scope["headers"]:  # the first of each, as Starlette's Headers.get reads them
+            if name == b"content-type":
+                content_type = value if content_type is None else content_type
+            elif name == b"authorization":
+                authorization = value if authorization is None else authorization
+            elif name == b"content-length":
+                length = value if length is None else length
+        if content_type is None or content_type.lower() != _JSON or (length is not None and not length.isdigit()):
+            await self.app(scope, receive, send)
+            return
+        if length is not None and int(length) > self.limit:
+            await self.app(scope, receive, send)
+            return
+        received: list[Message] = []
+        body = b""
+        while True:
+            message = await receive()
+            received.append(message)
+            if message["type"] != "http.request":
+                await self._hand_over(received, scope, receive, send)
+                return
+            body += message.get("body", b"")
+            if len(body) > self.limit:
+                await self._hand_over(received, scope, receive, send)
+                return
+            if not message.get("more_body", False):
+                break
+        job = self._job(found[2], int(found[1]), body, authorization)
+        if job is None:
+            await self._hand_over(received, scope, receive, send)
+            return
+        status, headers, answer = await self._answer(job, scope["path"])
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": answer})
+
+    def _job(self, route: str, game_id: int, body: bytes, authorization: bytes | None) -> Future[Any] | None:
+        """The write the request asks for, handed to the writer; None if the full application must answer it."""
+        # A body's depth is at most its count of brackets: only one with many pays the exact count.
+        if body.count(b"[") + body.count(b"{") > MAX_DEPTH and nesting(body) > MAX_DEPTH:
+            return None
+        try:
+            parsed = orjson.loads(body)  # where orjson and json.loads differ (NaN, surrogates), orjson refuses
+            model = (ActionBody if route == "actions" else EventsBody).model_validate(parsed)
+        except (orjson.JSONDecodeError, ValidationError):
+            return None
+        caller = Caller(None if authorization is None else bearer(authorization.decode("latin-1")))
+        try:
+            if isinstance(model, ActionBody):
+                return writing.act(self.service, caller, game_id, model)
+            return writing.write_events(self.service, caller, game_id, model)
+        except Exception as error:  # refused before it reached the writer: answered as any refusal
+            refused: Future[Any] = Future()
+            refused.set_exception(error)
+            return refused
+
+    async def _answer(self, job: Future[Any], path: str) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+        """The status, headers and body of the answer to a write, once it is committed or refused."""
+        try:
+            answer = _encoded(await asyncio.wrap_future(job))
+        except LoomError as error:
+            response = loom_error_response(error, self.service.db.path)
+            return response.status_code, [*response.raw_headers, _HEADERS[1]], bytes(response.body)
+        except Exception:
+            response = internal_error("POST", path)
+            return response.status_code, [*response.raw_headers, _HEADERS[1]], bytes(response.body)
+        return 200, [(b"content-length", str(len(answer)).encode()), *_HEADERS], answer
+
+    async def _hand_over(self, received: list[Message], scope: Scope, receive: Receive, send: Send) -> None:
+        """Let the full application answer, its body read again from the messages already received."""
+        waiting = iter(received)
+
+        async def again() -> Message:
+            return next(waiting, None) or await receive()
+
+        await self.app(scope, again, send)
+
+
+def _encoded(answer: dict[str, Any]) -> bytes:
+    """The JSON of an answer: by orjson, or as FastAPI encodes it where orjson cannot (a set, a key not a string)."""
+    try:
+        return orjson.dumps(answer)
+    except TypeError:
+        return _ANSWER.dump_json(answer)

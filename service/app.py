@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
+from starlette.types import ASGIApp
 
 from loom.service import api, board, errors, pages
 from loom.service.context import Service
@@ -46,3 +47,8 @@ def create_app(service: Service) -> FastAPI:
     app.add_middleware(errors.BodyLimit, limit=service.settings.max_body)
     app.add_middleware(NoSniff)
     return app
+
+
+def serving_app(service: Service) -> ASGIApp:
+    """What the server runs: the application, with the append routes answered on their fast path first."""
+    return api.FastAppends(create_app(service), service)

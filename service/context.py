@@ -72,9 +72,14 @@ async def no_token_in_address(request: Request) -> None:
         )
 
 
-def _bearer(request: Request) -> str | None:
-    scheme, _, value = request.headers.get("authorization", "").partition(" ")
+def bearer(authorization: str) -> str | None:
+    """The token of an Authorization header's value (`Bearer TOKEN`), if it holds one."""
+    scheme, _, value = authorization.partition(" ")
     return value.strip() if scheme.lower() == "bearer" and value.strip() else None
+
+
+def _bearer(request: Request) -> str | None:
+    return bearer(request.headers.get("authorization", ""))
 
 
 async def caller_of(request: Request) -> Caller:

@@ -62,14 +62,25 @@ def status_of(error: LoomError) -> int:
     return next((status for kind, status in STATUS if isinstance(error, kind)), 400)
 
 
-def _loom_error(request: Request, error: Exception) -> JSONResponse:
-    assert isinstance(error, LoomError)
+def loom_error_response(error: LoomError, db_path: str) -> JSONResponse:
+    """The answer to one of Loom's errors (the handler's, and the append routes' fast path's)."""
     if isinstance(error, Conflict):
         return JSONResponse(error_body(str(error), seq=error.seq), status_code=409)
     headers = {"WWW-Authenticate": "Bearer"} if isinstance(error, Unauthorized) else None
     # The store names its file in some messages; where the server keeps it is none of a client's business.
-    message = str(error).replace(f" in {request.app.state.service.db.path}", "")
+    message = str(error).replace(f" in {db_path}", "")
     return JSONResponse(error_body(message), status_code=status_of(error), headers=headers)
+
+
+def internal_error(method: str | None, path: str | None) -> JSONResponse:
+    """Log the exception being handled; the JSON 500 that answers it."""
+    log.exception("unexpected error on %s %s", method, path)
+    return JSONResponse(error_body("internal error; the server's log has the details"), 500)
+
+
+def _loom_error(request: Request, error: Exception) -> JSONResponse:
+    assert isinstance(error, LoomError)
+    return loom_error_response(error, request.app.state.service.db.path)
 
 
 def _where(location: tuple[Any, ...]) -> str:
@@ -189,8 +200,7 @@ class CatchAll:
         try:
             await self.app(scope, receive, sending)
         except Exception:
-            log.exception("unexpected error on %s %s", scope.get("method"), scope.get("path"))
             if scope["type"] != "http" or started:
+                log.exception("unexpected error on %s %s", scope.get("method"), scope.get("path"))
                 raise
-            response = JSONResponse(error_body("internal error; the server's log has the details"), 500)
-            await response(scope, receive, send)
+            await internal_error(scope.get("method"), scope.get("path"))(scope, receive, send)
