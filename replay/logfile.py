@@ -22,14 +22,14 @@ from loom.engine.protocol import Game
 from loom.engine.registry import get_game
 from loom.events.base import MAX_DEPTH, MAX_LINE, MAX_TEXT, GameStarted, LoomError, started
 from loom.events.fields import shown
-from loom.events.parsing import parse_event
+from loom.events.parsing import Envelope, Readers, parse_event
 from loom.replay import writing
 from loom.replay.columns import Batch, arrow_table
 from loom.replay.projection_tables import by_column, results_of
 from loom.replay.projections import result_rows
 from loom.replay.recorder import event_rows, status_of
 from loom.replay.records import StoredResult
-from loom.replay.snapshots import SnapshotTaker
+from loom.replay.snapshots import SNAPSHOT_EVERY, SnapshotTaker
 from loom.replay.store import NewGame, Seat, Store, StoreError
 from loom.replay.workers import in_order, worker_pool
 
@@ -74,6 +74,10 @@ class _Reading:
     state: Any = None
     steps: list[Step] = field(default_factory=list)
     snapshots: SnapshotTaker = field(default_factory=lambda: SnapshotTaker(0))
+    readers: Readers = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.readers = _readers(self.game.name)
 
 
 def _header(data: dict[str, Any], number: int) -> _Reading:
@@ -94,6 +98,15 @@ def _header(data: dict[str, Any], number: int) -> _Reading:
 
 
 _GAMES: dict[str, Game] = {}
+_READERS: dict[str, Readers] = {}
+
+
+def _readers(name: str) -> Readers:
+    """The plain-line readers of the game called `name`'s events, kept for the process."""
+    readers = _READERS.get(name)
+    if readers is None:
+        readers = _READERS[name] = Readers(name)
+    return readers
 
 
 def _game(name: str) -> Game:
@@ -128,21 +141,34 @@ def _check_header_kinds(data: dict[str, Any]) -> None:
 
 
 def _event(reading: _Reading, data: dict[str, Any], number: int) -> None:
+    """Check the event line `data` (line `number`) against the rules and add it to the game being read."""
+    # The way of nearly every line: a plain line (events/parsing.py `reader`) of a known type; any other line takes
+    # parse_event's full way, which says what is wrong with it.
+    type_name = data.get("type")
+    read = reading.readers[type_name] if type_name.__class__ is str else None
+    plain = read(data) if read is not None else None
     game = reading.game
     try:
-        envelope, payload = parse_event(data, game.name)
-        if not reading.steps and isinstance(payload, GameStarted) and payload.seed is None:
+        if plain is None:
+            envelope, payload = parse_event(data, game.name)
+            seq_given, turn_given, actor_given = envelope.seq, envelope.turn, envelope.actor
+        else:
+            seq_given, turn_given, actor_given, _, payload = plain
+        steps = reading.steps
+        if not steps and isinstance(payload, GameStarted) and payload.seed is None:
             payload = replace(payload, seed=SystemRandom().getrandbits(48))
-        reading.state, step = record(game, reading.state, payload)
+        reading.state, step = state, step = record(game, reading.state, payload)
     except LoomError as error:
         raise LogError(f"line {number}: {error}") from None
-    seq = len(reading.steps) + 1
-    if envelope.seq != seq or envelope.turn != step.turn or envelope.actor != step.actor:  # or left out: ABSENT
+    seq = len(steps) + 1
+    if seq_given != seq or turn_given != step.turn or actor_given != step.actor:  # or left out: ABSENT
+        envelope = Envelope(seq_given, turn_given, actor_given, payload.TYPE, None)
         disagreement = envelope.disagreement(seq, step.turn, step.actor)
         if disagreement is not None:
             raise LogError(f"line {number}: {disagreement}")
-    reading.steps.append(step)
-    reading.snapshots.offer(reading.state, seq, step.turn)
+    steps.append(step)
+    if seq % SNAPSHOT_EVERY == 0:  # what SnapshotTaker(0).offer keeps, seq counting up by one: asked only then
+        reading.snapshots.offer(state, seq, step.turn)
 
 
 def _finish(reading: _Reading) -> NewGame:
@@ -207,10 +233,14 @@ def _games(lines: Iterable[str], first_line: int) -> list[NewGame]:
     """The games of lines already known to be no longer than MAX_LINE, the first of them numbered `first_line`."""
     games: list[NewGame] = []
     reading: _Reading | None = None
+    loads, malformed = orjson.loads, orjson.JSONDecodeError
     for number, text in enumerate(lines, start=first_line):
-        if not text or text.isspace():  # a blank line (what strip() would empty, without copying every line)
-            continue
-        data = _json(text, number)
+        try:
+            data = loads(text)
+        except malformed:
+            if not text or text.isspace():  # a blank line (what strip() would empty, without copying every line)
+                continue
+            _json(text, number)  # raises, saying why
         if data.__class__ is not dict:
             raise LogError(f"line {number}: expected a JSON object, not {shown(data)}")
         if "format" in data:
