@@ -1,5 +1,6 @@
-"""events/parsing.py `reader`: a line read the plain way (without pydantic) is read exactly as the validator reads
-it, and any line the plain way does not take is left to the validator, which alone refuses."""
+"""events/parsing.py `reader` and replay/recorder.py `_encoder`: a line read the plain way (without pydantic) is
+read exactly as the validator reads it, and any line the plain way does not take is left to the validator, which
+alone refuses; a payload is stored as the same JSON text as `encode_payload` writes."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ import pytest
 from loom.events import registry
 from loom.events.base import MAX_TEXT, MalformedEvent
 from loom.events.parsing import Readers, _parse_event, parse_event, reader
+from loom.events.registry import encode_payload
+from loom.replay.recorder import _encoder
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden"
 registry.load_all()
@@ -103,3 +106,9 @@ def test_a_plain_payload_holds_tuples_as_a_validated_one_does() -> None:
 @pytest.mark.parametrize("type_name", ["moirai.drew", "motto.nothing", "stones-of-fate.moved"])
 def test_a_type_of_another_game_or_of_none_has_no_reader_in_a_game(type_name: str) -> None:
     assert Readers("motto")[type_name] is None
+
+
+def test_a_payload_is_stored_as_the_same_json_text_as_encode_payload_writes() -> None:
+    for line in LINES:
+        payload = _parse_event(line, None)[1]
+        assert _encoder(type(payload))(payload) == encode_payload(payload)
