@@ -225,11 +225,33 @@ _ENVELOPE_CHECKS = (
 )
 
 
+def _whole(cls: type[Payload], hints: dict[str, Any]) -> list[str]:
+    """The reader's first lines: a line with every key of the envelope and of `cls` (as an export writes it) looked
+    up by subscript, its count of keys telling that it has no other."""
+    names = [field.name for field in fields(cls)]
+    out = [f"    if len(data) == {5 + len(names)}:", "        try:"]
+    out += [f"            {key} = data[{key!r}]" for key in ("seq", "turn", "actor", "v")]
+    out += [f"            f{index} = data[{name!r}]" for index, name in enumerate(names)]
+    out += ["        except KeyError:", "            pass", "        else:"]
+    out += ["            if seq.__class__ is not int or turn.__class__ is not int:", "                return None"]
+    out += ["            if actor is not None and actor.__class__ is not int:", "                return None"]
+    out += [f"            if v.__class__ is not int or v != {int(cls.VERSION)}:", "                return None"]
+    for index, name in enumerate(names):
+        _plain_check(hints[name], f"f{index}", f"f{index}", 0, out, "            ")
+    return [*out, f"            return seq, turn, actor, v, _make({_MADE})"]
+
+
+_MADE = "{made}"  # where the reader's source names the payload's fields, filled in by `reader`
+
+
 def reader(cls: type[Payload]) -> Reader | None:
     """A function reading a plain line of `cls` (its `type` already known to be `cls.TYPE`) without pydantic; None
     if an annotation of `cls` is of a kind the plain way does not know."""
     hints = get_type_hints(cls, include_extras=True)
-    out = ["def read(data):", "    n = 1"]  # n: the keys known good, `type` the first
+    try:
+        out = ["def read(data):", *_whole(cls, hints), "    n = 1"]  # n: the keys known good, `type` the first
+    except _Unplain:
+        return None
     for key, test in _ENVELOPE_CHECKS:
         out += [f"    {key} = data.get({key!r}, _ABSENT)", f"    if {key} is not _ABSENT:", f"        {test}"]
         out += ["            return None", "        n += 1"]
@@ -267,7 +289,7 @@ def reader(cls: type[Payload]) -> Reader | None:
         scope["_make"] = make
         made = ", ".join(value for _, value in values)
     out.append(f"    return seq, turn, actor, v, _make({made})")
-    source = "\n".join(out) + "\n"
+    source = "\n".join(out).replace(_MADE, made) + "\n"
     exec(source, scope)  # noqa: S102 - made from the class's own field names and annotations only
     read = scope["read"]
     read.source = source  # what it checks, for a reader of the code
