@@ -202,7 +202,7 @@ def _set_up() -> None:
     _SET_UP = True
 
 
-def _was_set_up() -> bool:
+def _was_set_up(task: int) -> bool:
     return _SET_UP
 
 
