@@ -22,7 +22,7 @@ def _twin(cls: type, names: list[str]) -> type | None:
     each slot through a call (`object.__setattr__`, as a frozen dataclass's `__init__` does, or the slot's own
     `__set__`): the only ways the frozen class leaves. A class whose base has slots (an event payload's) gets a twin
     of the same base, adding the same slots, with the plain `__setattr__` back."""
-    base = cls.__base__
+    base: type = cls.__base__ or object
     own = cls.__dict__.get("__slots__")
     if base is object:
         twin = type(f"_Mutable{cls.__name__}", (), {"__slots__": tuple(names)})

@@ -135,7 +135,9 @@ def _plain_check(hint: Any, src: str, dst: str, depth: int, out: list[str], pad:
     """Append to `out` the lines that check the value `src` against `hint` (returning None from the reader if it
     is not plain) and set `dst` to it as the payload holds it (lists as tuples)."""
     origin, args = get_origin(hint), get_args(hint)
-    low, high, at_least = None, None, 0
+    low: Any = None
+    high: Any = None
+    at_least: Any = 0
     if origin is Annotated:
         hint = args[0]
         for meta in args[1:]:
@@ -151,20 +153,22 @@ def _plain_check(hint: Any, src: str, dst: str, depth: int, out: list[str], pad:
     if hint is str:
         if low is not None or high is not None:
             raise _Unplain(repr(hint))
-        short = f" or len({src}) < {int(at_least)}" if at_least else ""
+        if at_least.__class__ is not int:
+            raise _Unplain(repr(hint))
+        short = f" or len({src}) < {at_least}" if at_least else ""
         out.append(f"{pad}if {src}.__class__ is not str or len({src}) > {MAX_TEXT}{short}:")
         out.append(f"{pad}    return None")
         if dst != src:
             out.append(f"{pad}{dst} = {src}")
         return
     if hint is int:
-        if at_least:
+        if at_least or any(bound is not None and bound.__class__ is not int for bound in (low, high)):
             raise _Unplain(repr(hint))
         bounds = ""
         if low is not None:
-            bounds += f" or {src} < {int(low)}"
+            bounds += f" or {src} < {low}"
         if high is not None:
-            bounds += f" or {src} >= {int(high)}"
+            bounds += f" or {src} >= {high}"
         out.append(f"{pad}if {src}.__class__ is not int{bounds}:")
         out.append(f"{pad}    return None")
         if dst != src:
