@@ -14,14 +14,24 @@ T = TypeVar("T")
 
 
 def _twin(cls: type, names: list[str]) -> type | None:
-    """A mutable class with the same slots as the frozen `cls`, whose instances may be given the class `cls`; None
-    if `cls` has a layout of its own (a base class with slots, a __weakref__ slot).
+    """A mutable class with the same layout as the frozen `cls`, whose instances may be given the class `cls`; None
+    if no such class can be made (a __weakref__ or __dict__ of its own, slots not its fields').
 
     A new instance is made as a twin, its slots filled by plain attribute stores (the interpreter's fastest way to
     set a slot), and then given its class: `cls`, frozen, with every field set. That is half the cost of setting
     each slot through a call (`object.__setattr__`, as a frozen dataclass's `__init__` does, or the slot's own
-    `__set__`): the only ways the frozen class leaves."""
-    twin = type(f"_Mutable{cls.__name__}", (), {"__slots__": tuple(names)})
+    `__set__`): the only ways the frozen class leaves. A class whose base has slots (an event payload's) gets a twin
+    of the same base, adding the same slots, with the plain `__setattr__` back."""
+    base: type = cls.__base__ or object
+    own = cls.__dict__.get("__slots__")
+    if base is object:
+        twin = type(f"_Mutable{cls.__name__}", (), {"__slots__": tuple(names)})
+    elif own is not None and set(own) <= set(names):
+        slots = (own,) if isinstance(own, str) else tuple(own)
+        scope = {"__slots__": slots, "__setattr__": object.__setattr__, "__delattr__": object.__delattr__}
+        twin = type(f"_Mutable{cls.__name__}", (base,), scope)
+    else:
+        return None
     probe: Any = object.__new__(twin)
     try:
         probe.__class__ = cls

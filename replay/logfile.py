@@ -7,9 +7,11 @@ Import checks every event against the rules and stores a file's games all or not
 from __future__ import annotations
 
 import contextlib
+import gc
 import itertools
 import json
 import os
+import sys
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from random import SystemRandom
@@ -22,21 +24,22 @@ from loom.engine.protocol import Game
 from loom.engine.registry import get_game
 from loom.events.base import MAX_DEPTH, MAX_LINE, MAX_TEXT, GameStarted, LoomError, started
 from loom.events.fields import shown
-from loom.events.parsing import parse_event
+from loom.events.parsing import Envelope, Readers, parse_event
 from loom.replay import writing
 from loom.replay.columns import Batch, arrow_table
 from loom.replay.projection_tables import by_column, results_of
 from loom.replay.projections import result_rows
 from loom.replay.recorder import event_rows, status_of
 from loom.replay.records import StoredResult
-from loom.replay.snapshots import SnapshotTaker
+from loom.replay.snapshots import SNAPSHOT_EVERY, SnapshotTaker
 from loom.replay.store import NewGame, Seat, Store, StoreError
 from loom.replay.workers import in_order, worker_pool
 
 FORMAT = "loom-log"
 VERSION = 1
-CHUNK_LINES = 20_000
-"""Lines per unit of parallel checking: big enough to pay for the hand-over between processes."""
+CHUNK_LINES = 40_000
+"""Lines per unit of parallel checking: big enough to pay for the hand-over between processes and for the writer's
+statements and commit per chunk (about 10 ms however many rows), small enough to keep every worker busy."""
 WINDOW = 2
 """Chunks per worker read from the file and not yet stored: enough to keep every worker busy, and no more."""
 HEADER_KEYS = frozenset({"format", "version", "game", "id", "bots", "parent", "fork_seq", "source"})
@@ -74,6 +77,10 @@ class _Reading:
     state: Any = None
     steps: list[Step] = field(default_factory=list)
     snapshots: SnapshotTaker = field(default_factory=lambda: SnapshotTaker(0))
+    readers: Readers = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.readers = _readers(self.game.name)
 
 
 def _header(data: dict[str, Any], number: int) -> _Reading:
@@ -94,6 +101,15 @@ def _header(data: dict[str, Any], number: int) -> _Reading:
 
 
 _GAMES: dict[str, Game] = {}
+_READERS: dict[str, Readers] = {}
+
+
+def _readers(name: str) -> Readers:
+    """The plain-line readers of the game called `name`'s events, kept for the process."""
+    readers = _READERS.get(name)
+    if readers is None:
+        readers = _READERS[name] = Readers(name)
+    return readers
 
 
 def _game(name: str) -> Game:
@@ -128,21 +144,21 @@ def _check_header_kinds(data: dict[str, Any]) -> None:
 
 
 def _event(reading: _Reading, data: dict[str, Any], number: int) -> None:
-    game = reading.game
+    """Check the event line `data` (line `number`) against the rules and add it to the game being read: the full
+    way (`_games` takes plain lines its own shorter way, to the same end)."""
+    game, steps = reading.game, reading.steps
     try:
         envelope, payload = parse_event(data, game.name)
-        if not reading.steps and isinstance(payload, GameStarted) and payload.seed is None:
+        if not steps and isinstance(payload, GameStarted) and payload.seed is None:
             payload = replace(payload, seed=SystemRandom().getrandbits(48))
-        reading.state, step = record(game, reading.state, payload)
+        reading.state, step = state, step = record(game, reading.state, payload)
     except LoomError as error:
         raise LogError(f"line {number}: {error}") from None
-    seq = len(reading.steps) + 1
-    if envelope.seq != seq or envelope.turn != step.turn or envelope.actor != step.actor:  # or left out: ABSENT
-        disagreement = envelope.disagreement(seq, step.turn, step.actor)
-        if disagreement is not None:
-            raise LogError(f"line {number}: {disagreement}")
-    reading.steps.append(step)
-    reading.snapshots.offer(reading.state, seq, step.turn)
+    seq = len(steps) + 1
+    _agree(envelope.seq, envelope.turn, envelope.actor, seq, step, number)
+    steps.append(step)
+    if seq % SNAPSHOT_EVERY == 0:
+        reading.snapshots.offer(state, seq, step.turn)
 
 
 def _finish(reading: _Reading) -> NewGame:
@@ -207,24 +223,65 @@ def _games(lines: Iterable[str], first_line: int) -> list[NewGame]:
     """The games of lines already known to be no longer than MAX_LINE, the first of them numbered `first_line`."""
     games: list[NewGame] = []
     reading: _Reading | None = None
+    loads, malformed = orjson.loads, orjson.JSONDecodeError
+    # The game being read, in local names (the loop's every line reads them); `reading.state` is behind `state`
+    # except where `_event` or `_finish` is asked.
+    game: Any = None
+    state: Any = None
+    steps: list[Step] = []
+    readers: Readers = Readers("")
     for number, text in enumerate(lines, start=first_line):
-        if not text or text.isspace():  # a blank line (what strip() would empty, without copying every line)
-            continue
-        data = _json(text, number)
+        try:
+            data = loads(text)
+        except malformed:
+            if not text or text.isspace():  # a blank line (what strip() would empty, without copying every line)
+                continue
+            _json(text, number)  # raises, saying why
         if data.__class__ is not dict:
             raise LogError(f"line {number}: expected a JSON object, not {shown(data)}")
         if "format" in data:
             if reading is not None:
+                reading.state = state
                 games.append(_finish(reading))
             reading = _header(data, number)
-        elif reading is None:
+            game, state, steps, readers = reading.game, reading.state, reading.steps, reading.readers
+            continue
+        if reading is None:
             raise LogError(f'line {number}: the file must begin with a header line {{"format": "{FORMAT}", ...}}')
-        else:
+        # The way of nearly every line: a plain line (events/parsing.py `reader`) of a known type after the first
+        # (which may need a seed drawn). `_event` takes any other line, and says what is wrong with it.
+        type_name = data.get("type")
+        read = readers[type_name] if type_name.__class__ is str else None
+        plain = read(data) if read is not None and steps else None
+        if plain is None:
+            reading.state = state
             _event(reading, data, number)
+            state = reading.state
+            continue
+        seq_given, turn_given, actor_given, _, payload = plain
+        try:
+            state, step = record(game, state, payload)
+        except LoomError as error:
+            raise LogError(f"line {number}: {error}") from None
+        seq = len(steps) + 1
+        if seq_given != seq or turn_given != step.turn or actor_given != step.actor:  # or left out: ABSENT
+            _agree(seq_given, turn_given, actor_given, seq, step, number)
+        steps.append(step)
+        if seq % SNAPSHOT_EVERY == 0:  # what SnapshotTaker(0).offer keeps, seq counting up by one: asked only then
+            reading.snapshots.offer(state, seq, step.turn)
     if reading is None:
         raise LogError("the file holds no game")
+    reading.state = state
     games.append(_finish(reading))
     return games
+
+
+def _agree(seq_given: Any, turn_given: Any, actor_given: Any, seq: int, step: Step, number: int) -> None:
+    """Refuse line `number` if the `seq`, `turn` or `actor` it gives (each may be ABSENT) are not the rules'."""
+    envelope = Envelope(seq_given, turn_given, actor_given, step.payload.TYPE, None)
+    disagreement = envelope.disagreement(seq, step.turn, step.actor)
+    if disagreement is not None:
+        raise LogError(f"line {number}: {disagreement}")
 
 
 HEADER_START = '\n{"format"'
@@ -345,6 +402,34 @@ def batch_of(games: Sequence[NewGame]) -> Batch:
     return Batch(len(games), {name: arrow_table(name, columns) for name, columns in tables.items()})
 
 
+class _NoPandas:
+    """An import finder that refuses pandas: see `_arrow_without_pandas`."""
+
+    @staticmethod
+    def find_spec(name: str, path: Any = None, target: Any = None) -> None:
+        if name == "pandas":
+            raise ImportError("a worker checking a log has no use for pandas")
+
+
+def _arrow_without_pandas() -> None:
+    """In a worker checking chunks, first: load pyarrow, and let it find no pandas; then freeze what is loaded.
+
+    pyarrow's first array otherwise imports pandas (0.2 s of CPU per worker, a fifth of a microsecond per event of a
+    million-event file, for nothing a worker does: it makes Arrow tables from lists and pickles them); pyarrow tries
+    that import once per process."""
+    if "pandas" not in sys.modules:
+        import pyarrow as pa
+
+        sys.meta_path.insert(0, _NoPandas)  # type: ignore[arg-type]
+        try:
+            pa.array([0])
+        finally:
+            sys.meta_path.remove(_NoPandas)  # type: ignore[arg-type]
+    # What the worker has loaded stays for its life: the collector's full passes need not walk it again and again
+    # while the chunks' games pile up (they are freed with each chunk).
+    gc.freeze()
+
+
 def import_file(store: Store, file: IO[str] | Iterable[str], workers: int | None = None) -> list[int]:
     """Read, check and store every game of a log file, all or nothing; the new ids.
 
@@ -370,9 +455,17 @@ def import_file(store: Store, file: IO[str] | Iterable[str], workers: int | None
             for batch in map(check_chunk, every):
                 next_id += len(writing.stage_games(db, batch, next_id))
         else:
-            with worker_pool(workers, preload=[__name__]) as pool:  # the rules, not pyarrow (it starts threads)
-                for batch in in_order(pool, check_chunk, every, WINDOW * workers):
-                    next_id += len(writing.stage_games(db, batch, next_id))
+            # The forkserver loads the rules, not pyarrow (it starts threads); each worker then loads pyarrow.
+            threads = db.run("SELECT current_setting('threads')")[0][0]
+            # While the workers check, DuckDB's inserts get one thread: the cores are the workers', and more threads
+            # for an insert of a chunk only add their hand-overs (about a tenth of the insert's CPU).
+            db.set_threads(1)
+            try:
+                with worker_pool(workers, preload=[__name__], setup=_arrow_without_pandas) as pool:
+                    for batch in in_order(pool, check_chunk, every, WINDOW * workers):
+                        next_id += len(writing.stage_games(db, batch, next_id))
+            finally:
+                db.set_threads(threads)
         writing.move_staged(db, first_id)
     except BaseException:
         with contextlib.suppress(StoreError):  # if even this fails, the next writable open drops them

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import fields
 from typing import Any
+
+import orjson
 
 from loom.engine.play import Step
 from loom.engine.protocol import Game
@@ -20,8 +23,30 @@ def event_rows(steps: Sequence[Step], after_seq: int) -> EventColumns:
         actor=[step.actor for step in steps],
         type=[step.payload.TYPE for step in steps],
         version=[step.payload.VERSION for step in steps],
-        payload=[encode_payload(step.payload) for step in steps],
+        payload=[(_ENCODERS.get(p.__class__) or _encoder(p.__class__))(p) for p in map(_payload_of, steps)],
     )
+
+
+def _payload_of(step: Step) -> Any:
+    return step.payload
+
+
+_ENCODERS: dict[type, Callable[[Any], str]] = {}
+
+
+def _encoder(cls: type) -> Callable[[Any], str]:
+    """`encode_payload` for payloads of class `cls`, four times as fast: orjson writes a dataclass with slots field
+    by field through `getattr` (about 2 us), and a dict of the same fields in the same order (the same text) at a
+    quarter of that."""
+    names = [f.name for f in fields(cls)]
+    if not all(name.isidentifier() for name in names):
+        encode = _ENCODERS[cls] = encode_payload
+        return encode
+    items = ", ".join(f"{name!r}: p.{name}" for name in names)
+    scope: dict[str, Any] = {"_dumps": orjson.dumps}
+    exec(f"def encode(p):\n    return _dumps({{{items}}}).decode()\n", scope)  # noqa: S102 - the class's fields
+    encode = _ENCODERS[cls] = scope["encode"]
+    return encode
 
 
 def snapshot_rows(game: Game, state: Any, steps: Sequence[Step], after_seq: int) -> list[Snapshot]:

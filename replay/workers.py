@@ -30,18 +30,21 @@ class Stopped(KeyboardInterrupt):
 
 
 @contextmanager
-def worker_pool(workers: int, preload: Sequence[str] = ()) -> Iterator[ProcessPoolExecutor]:
+def worker_pool(
+    workers: int, preload: Sequence[str] = (), setup: Callable[[], None] | None = None
+) -> Iterator[ProcessPoolExecutor]:
     """A pool of `workers` processes that all end when this process ends or leaves the block, for any reason.
 
     Leaving on an error, Ctrl-C or SIGTERM (raised here as `Stopped`) drops the work not yet begun and ends the
     workers at once, mid-task, instead of waiting for the tasks they are running. The modules `preload` names are
     imported once by the forkserver (if this starts it) rather than by every worker: none may start a thread.
+    `setup` (a module's function), if given, runs first in each worker.
     """
     context = get_context("forkserver")
     if preload:
         context.set_forkserver_preload(["__main__", *preload])  # __main__: what the forkserver loads by default
     lifeline, held = Pipe(duplex=False)
-    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_hold_lifeline, initargs=(lifeline,))
+    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_hold_lifeline, initargs=(lifeline, setup))
     with _sigterm_stops():
         try:
             yield pool
@@ -108,10 +111,13 @@ def _stop(signum: int, frame: FrameType | None) -> None:
     raise Stopped(f"stopped by signal {signum}")
 
 
-def _hold_lifeline(lifeline: Connection) -> None:
-    """In each worker, first: leave Ctrl-C to the command, and exit when the command's end of the lifeline closes."""
+def _hold_lifeline(lifeline: Connection, setup: Callable[[], None] | None = None) -> None:
+    """In each worker, first: leave Ctrl-C to the command, and exit when the command's end of the lifeline closes;
+    then the pool's own `setup`."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal's Ctrl-C reaches the whole process group
     threading.Thread(target=_exit_when_closed, args=(lifeline,), name="lifeline", daemon=True).start()
+    if setup is not None:
+        setup()
 
 
 def _exit_when_closed(lifeline: Connection) -> None:

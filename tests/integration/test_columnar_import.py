@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import json
+import subprocess
+import sys
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -146,3 +148,19 @@ def test_a_line_off_the_plain_way_is_refused_as_the_full_way_refuses_it(
     with pytest.raises(MalformedEvent) as full:
         _parse_event(data, "motto")
     assert str(quick.value) == str(full.value)
+
+
+def test_a_checking_worker_makes_arrow_tables_without_loading_pandas(store: Store, motto_ids: list[int]) -> None:
+    code = (
+        "import sys\n"
+        "from loom.replay.logfile import _arrow_without_pandas, check_chunk\n"
+        "_arrow_without_pandas()\n"
+        "batch = check_chunk((1, sys.stdin.read()))\n"
+        "print(batch.games, batch.tables['events'].num_rows, 'pandas' in sys.modules)\n"
+        "import pandas\n"  # still there for whoever asks for it
+        "print(pandas.__name__)\n"
+    )
+    text = _log(store, motto_ids[:2])
+    done = subprocess.run([sys.executable, "-c", code], input=text, capture_output=True, text=True, check=True)
+    events = sum(1 for line in text.splitlines() if not line.startswith('{"format"'))
+    assert done.stdout.split() == ["2", str(events), "False", "pandas"]

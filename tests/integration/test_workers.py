@@ -192,3 +192,21 @@ def test_leaving_the_pool_on_an_error_ends_busy_workers_at_once() -> None:
         raise RuntimeError("a chunk was bad")
     assert time.monotonic() - left < 3  # not the minute the tasks would take
     assert _wait_for(lambda: not workers & _workers_of(os.getpid()), 3)
+
+
+_SET_UP = False
+
+
+def _set_up() -> None:
+    global _SET_UP  # noqa: PLW0603  # what a worker's setup leaves behind, for the test to see
+    _SET_UP = True
+
+
+def _was_set_up(task: int) -> bool:
+    return _SET_UP
+
+
+def test_a_pool_s_setup_runs_first_in_each_worker() -> None:
+    with worker_pool(2, setup=_set_up) as pool:
+        assert all(pool.map(_was_set_up, range(4)))
+    assert not _SET_UP  # in the workers only
