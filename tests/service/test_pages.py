@@ -33,12 +33,14 @@ def _seat_token(api: Api, game_id: int, seat: int) -> str:
 
 
 def test_the_dashboard_is_served_as_one_page(api: Api) -> None:
-    for query in ("", "?game=moirai", "?since=2000-01-01&bot=greedy", "?self_play=true"):
+    for query in ("", "?game=moirai", "?since=2000-01-01&bot=greedy"):
         page = api.call("GET", f"/dashboard{query}")
         assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
         assert "Moirai" in page.text and "Plotly" in page.text
         assert '<script src="/static/plotly.min.js' in page.text and len(page.content) < 2_000_000  # not embedded
     assert api.call("GET", "/dashboard?game=chess").status_code == 422
+    no_self_play = api.call("GET", "/dashboard?self_play=true")  # the recorded games mix bots
+    assert no_self_play.status_code == 400 and "self-play only" in no_self_play.json()["error"]
 
 
 def test_a_replay_is_served_to_a_seat_with_its_token(api: Api) -> None:
