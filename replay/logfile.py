@@ -10,7 +10,7 @@ import contextlib
 import itertools
 import json
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from random import SystemRandom
 from typing import IO, Any
@@ -20,11 +20,21 @@ import orjson
 from loom.engine.play import Step, record
 from loom.engine.protocol import Game
 from loom.engine.registry import get_game
-from loom.events.base import MAX_DEPTH, MAX_LINE, MAX_TEXT, GameStarted, LoomError, started
+from loom.events.base import (
+    HEADER_TAGS,
+    MAX_DEPTH,
+    MAX_LINE,
+    MAX_TEXT,
+    GameStarted,
+    LoomError,
+    checked_tags,
+    started,
+)
 from loom.events.fields import shown
 from loom.events.parsing import parse_event
 from loom.replay import writing
 from loom.replay.columns import Batch, arrow_table
+from loom.replay.fingerprint import Duplicates, Unchecked
 from loom.replay.projection_tables import by_column, results_of
 from loom.replay.projections import result_rows
 from loom.replay.recorder import event_rows, status_of
@@ -39,7 +49,7 @@ CHUNK_LINES = 20_000
 """Lines per unit of parallel checking: big enough to pay for the hand-over between processes."""
 WINDOW = 2
 """Chunks per worker read from the file and not yet stored: enough to keep every worker busy, and no more."""
-HEADER_KEYS = frozenset({"format", "version", "game", "id", "bots", "parent", "fork_seq", "source"})
+HEADER_KEYS = frozenset({"format", "version", "game", "id", "bots", "parent", "fork_seq", "source", *HEADER_TAGS})
 
 
 class LogError(LoomError):
@@ -54,7 +64,8 @@ def export_lines(store: Store, game_id: int) -> Iterator[str]:
         header["bots"] = [seat.bot for seat in info.seats]
     if info.parent_id is not None:
         header |= {"parent": info.parent_id, "fork_seq": info.fork_seq}
-    yield json.dumps(header)
+    header |= info.tags()
+    yield json.dumps(header, ensure_ascii=False)
     for event in store.load(game_id):
         line = {
             "seq": event.seq,
@@ -74,6 +85,7 @@ class _Reading:
     state: Any = None
     steps: list[Step] = field(default_factory=list)
     snapshots: SnapshotTaker = field(default_factory=lambda: SnapshotTaker(0))
+    tags: dict[str, str] = field(default_factory=dict)
 
 
 def _header(data: dict[str, Any], number: int) -> _Reading:
@@ -88,9 +100,10 @@ def _header(data: dict[str, Any], number: int) -> _Reading:
     try:
         _check_header_kinds(data)
         game = _game(data["game"])  # a string: checked just above
+        tags = checked_tags(data)
     except LoomError as error:
         raise LogError(f"line {number}: {error}") from None
-    return _Reading(game, number, data.get("bots"), game.blank())
+    return _Reading(game, number, data.get("bots"), game.blank(), tags=tags)
 
 
 _GAMES: dict[str, Game] = {}
@@ -167,6 +180,7 @@ def _finish(reading: _Reading) -> NewGame:
         snapshots=reading.snapshots.rows,
         results=result_rows(game, state) if status == "finished" else [],
         facts=None,  # facts (which list the legal actions before every decision) are the projector's, off this path
+        tags=reading.tags,
     )
 
 
@@ -345,8 +359,17 @@ def batch_of(games: Sequence[NewGame]) -> Batch:
     return Batch(len(games), {name: arrow_table(name, columns) for name, columns in tables.items()})
 
 
-def import_file(store: Store, file: IO[str] | Iterable[str], workers: int | None = None) -> list[int]:
+def import_file(
+    store: Store,
+    file: IO[str] | Iterable[str],
+    workers: int | None = None,
+    duplicates: Duplicates | None = None,
+    progress: Callable[[int], None] = lambda lines: None,
+) -> list[int]:
     """Read, check and store every game of a log file, all or nothing; the new ids.
+
+    With `duplicates` (replay/fingerprint.py: what `logs import` does), a game stored already, or twice in the file,
+    is refused or skipped; `progress` is told how many lines each chunk held once its games are staged.
 
     Large files are checked by several processes at once (one per core unless `workers` says otherwise) while
     this one stores what they have checked; a bad line anywhere still leaves the database untouched.
@@ -357,7 +380,8 @@ def import_file(store: Store, file: IO[str] | Iterable[str], workers: int | None
     The workers hand over each chunk's games as Arrow columns, which this process inserts as they are.
     """
     workers = workers or os.cpu_count() or 1
-    chunks = game_chunks(file, CHUNK_LINES)
+    guard = duplicates or Unchecked()
+    chunks = guard.watch(game_chunks(file, CHUNK_LINES))
     first = next(chunks, None)
     if first is None:
         raise LogError("the file holds no game")
@@ -368,11 +392,13 @@ def import_file(store: Store, file: IO[str] | Iterable[str], workers: int | None
     try:
         if second is None or workers == 1:
             for batch in map(check_chunk, every):
-                next_id += len(writing.stage_games(db, batch, next_id))
+                next_id += len(writing.stage_games(db, guard.admit(batch), next_id))
+                progress(guard.lines)
         else:
             with worker_pool(workers, preload=[__name__]) as pool:  # the rules, not pyarrow (it starts threads)
                 for batch in in_order(pool, check_chunk, every, WINDOW * workers):
-                    next_id += len(writing.stage_games(db, batch, next_id))
+                    next_id += len(writing.stage_games(db, guard.admit(batch), next_id))
+                    progress(guard.lines)
         writing.move_staged(db, first_id)
     except BaseException:
         with contextlib.suppress(StoreError):  # if even this fails, the next writable open drops them

@@ -100,7 +100,7 @@ def test_an_illegal_action_writes_nothing(db: Path) -> None:
 
 
 def test_export_then_import_round_trips(db: Path, tmp_path: Path) -> None:
-    check_export_then_import(db, tmp_path, "2", 5)
+    check_export_then_import(db, tmp_path, "2")
 
 
 def test_import_the_hand_written_example_and_continue_it(tmp_path: Path) -> None:
