@@ -57,7 +57,9 @@ def test_a_lake_imports_with_its_ids_mapped(db: Path, tmp_path: Path) -> None:
     imported = json.loads(ok("import", "--lake", lake, "--id", "2-3", "--db", fresh, "--json"))
     assert imported == {"ids": [1, 2], "lake": {"2": 1, "3": 2}}
     assert ok("export", "1", "--db", fresh).splitlines()[1:] == ok("export", "2", "--db", db).splitlines()[1:]
-    assert said("import", "--lake", lake, "--db", fresh) == f"imported 4 games from lake {lake}: ids 3 to 6"
+    assert "lake game 2: the same game as game 1, stored already" in fails("import", "--lake", lake, "--db", fresh)
+    again = said("import", "--lake", lake, "--db", fresh, "--skip-duplicates")
+    assert again == f"imported 2 games from lake {lake}: ids 3 to 4 (2 duplicates skipped)"
 
 
 def test_an_import_needs_one_source(db: Path, tmp_path: Path) -> None:
