@@ -27,8 +27,9 @@ err = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
 
 
 @contextmanager
-def progress_bar(what: str, total: int) -> Iterator[Callable[[int], None]]:
-    """A bar of `total` games on stderr, drawn only on a terminal and gone when done: `advance(n)` moves it."""
+def progress_bar(what: str, total: int | None) -> Iterator[Callable[[int], None]]:
+    """A bar of `total` steps (games, lines; None if not known) on stderr, drawn only on a terminal and gone when
+    done: `advance(n)` moves it."""
     with Progress(
         TextColumn(f"[bold]{what}"),
         BarColumn(),
@@ -98,3 +99,21 @@ def write_page(path: Path, html: str) -> None:
 def print_json(data: Any) -> None:
     """JSON on stdout, plain (no colour), for scripts."""
     typer.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+
+
+def id_summary(ids: list[int]) -> str:
+    """Game ids in a few words: `ids 1 to 500` when consecutive, else the first and last few (--json lists them)."""
+    if not ids:
+        return "no ids"
+    if len(ids) == 1:
+        return f"id {ids[0]}"
+    if ids == list(range(ids[0], ids[0] + len(ids))):
+        return f"ids {ids[0]} to {ids[-1]}"
+    if len(ids) <= 8:
+        return f"ids {', '.join(map(str, ids))}"
+    return f"ids {', '.join(map(str, ids[:3]))}, ..., {', '.join(map(str, ids[-3:]))} (--json lists them all)"
+
+
+def plural(count: int, noun: str) -> str:
+    """`1 game`, `2 games`."""
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"

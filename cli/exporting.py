@@ -14,7 +14,7 @@ import typer
 from rich.markup import escape
 
 from loom.cli.app import app
-from loom.cli.common import Db, err, fails_cleanly, open_store, out, print_json, progress_bar
+from loom.cli.common import Db, err, fails_cleanly, id_summary, open_store, out, plural, print_json, progress_bar
 from loom.events.base import LoomError
 from loom.replay.export import BadSelection, Selection, choose, pages, parse_ranges
 from loom.replay.store import Store
@@ -26,11 +26,14 @@ Game = Annotated[str | None, typer.Option("--game", "-g", help="Only games of th
 Since = Annotated[
     datetime | None,
     typer.Option(
-        "--since", help="Only games recorded on or after this date (2026-12-01 or 2026-12-01T18:00).", formats=DATES
+        "--since",
+        help="Only games played (the log's date, else recorded) on or after this date (2026-12-01, 2026-12-01T18:00).",
+        formats=DATES,
     ),
 ]
 Until = Annotated[
-    datetime | None, typer.Option("--until", help="Only games recorded before this date (same forms).", formats=DATES)
+    datetime | None,
+    typer.Option("--until", help="Only games played (else recorded) before this date (same forms).", formats=DATES),
 ]
 Bot = Annotated[
     str | None, typer.Option("--bot", help="Only games in which this bot played a seat (mcts: any budget; mcts:50).")
@@ -38,6 +41,9 @@ Bot = Annotated[
 Players = Annotated[int | None, typer.Option("--players", min=1, help="Only games of this many players.")]
 Finished = Annotated[bool, typer.Option("--finished", help="Only finished games.")]
 Branches = Annotated[bool, typer.Option("--branches/--no-branches", help="Take branches too (or root games only).")]
+SkipDuplicates = Annotated[
+    bool, typer.Option("--skip-duplicates", help="Leave out a game stored already instead of refusing the import.")
+]
 LakeIds = Annotated[list[str] | None, typer.Option("--id", help="With --lake: only these lake ids or ranges (10-20).")]
 
 
@@ -192,7 +198,7 @@ def _export_lake(db: Path | None, lake: Path, chosen: Selection) -> None:
 
 
 def import_lake_command(
-    file: Path | None, lake: Path | None, chosen: Selection, db: Path | None, as_json: bool
+    file: Path | None, lake: Path | None, chosen: Selection, db: Path | None, as_json: bool, skip_duplicates: bool
 ) -> None:
     """`logs import --lake DIR`: the chosen games of a lake into the store, all or nothing; the lake's ids mapped to
     the new ones with --json."""
@@ -206,13 +212,17 @@ def import_lake_command(
         raise BadSelection("give a log file to import ('-' reads stdin), or --lake DIR")
     with open_store(db) as store:
         try:
-            mapping = import_lake(store, lake, chosen)
+            mapping = import_lake(store, lake, chosen, skip_duplicates=skip_duplicates)
         except LoomError as error:
             raise LoomError(f"{lake}: {error}; nothing was imported") from None
-    new = list(mapping.values())
+    new = [new_id for new_id in mapping.values() if new_id is not None]
     if as_json:
         print_json({"ids": new, "lake": {str(old): new_id for old, new_id in mapping.items()}})
         return
     where = escape(str(lake))
-    shown = str(new[0]) if len(new) == 1 else f"{new[0]} to {new[-1]}"
-    out.print(f"imported {len(new)} game{'s' if len(new) != 1 else ''} from lake {where}: ids {shown}")
+    skipped = len(mapping) - len(new)
+    note = f" ({plural(skipped, 'duplicate')} skipped)" if skipped else ""
+    if not new:
+        out.print(f"imported no game from lake {where}{note}")
+        return
+    out.print(f"imported {plural(len(new), 'game')} from lake {where}: {id_summary(new)}{note}")

@@ -17,6 +17,8 @@ from loom.replay.game_json import game_json
 from loom.replay.live import Filter, find_games
 from loom.replay.simulate import BATCH, fresh_seed, lineup, simulate
 
+TAG_LABELS = {"date": "Played", "place": "Place", "event": "Event", "round": "Round", "notes": "Notes"}
+"""How `logs show` names the log header's tags."""
 MAX_GAMES = 1_000_000
 """The most games one command simulates or lists (a larger --limit lists them all)."""
 
@@ -119,6 +121,8 @@ def show_command(
         f"[bold]Game {info.id}[/] — {escape(get_game(info.game).title)}, {escape(info.status)}, {info.turns} turns, "
         f"{info.last_seq} events, {escape(info.source)}{fork}"
     )
+    for key, value in info.tags().items():
+        out.print(f"{TAG_LABELS[key]}: {escape(value)}", soft_wrap=True)
     table = Table("seat", "player", "bot", "score", "rank", "breakdown")
     for seat, s in enumerate(info.seats):
         result = next((r for r in results if r.seat == seat), None)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from datetime import date
 from typing import Annotated, Any, ClassVar
 
 from annotated_types import Ge, Lt, MinLen
@@ -18,6 +19,12 @@ MAX_TEXT = 100
 """The most characters in any text of an event: a player's name, a card, a place."""
 MAX_DEPTH = 16
 """The deepest nesting of arrays and objects in a line, the line's own object counting as level 1."""
+
+HEADER_TAGS = ("date", "place", "event", "round", "notes")
+"""A log header's optional tags, like PGN's (docs/log-format.md): the day the game was played (ISO 8601,
+YYYY-MM-DD), where, at which event and round, and free notes. Stored with the game, exported as given."""
+MAX_TAG = {"date": 10, "place": MAX_TEXT, "event": MAX_TEXT, "round": 20, "notes": 1000}
+"""The most characters of each tag's text."""
 
 PlayerName = Annotated[str, MinLen(1)]
 """A seat's name: not empty (and, like every text, at most MAX_TEXT characters)."""
@@ -58,6 +65,36 @@ class GameStarted(Payload):
 
     players: tuple[PlayerName, ...]
     seed: Seed | None = None
+
+
+def checked_tags(data: dict[str, Any]) -> dict[str, str]:
+    """The header tags of `data` (a header line's object) that are set, checked: strings within MAX_TAG, `date` a
+    real day written YYYY-MM-DD; a LoomError says which and why."""
+    tags: dict[str, str] = {}
+    for key in HEADER_TAGS:
+        value = data.get(key)
+        if value is None:
+            continue
+        if value.__class__ is not str:
+            raise LoomError(f"{key} must be a string or null, not {type(value).__name__}")
+        if not 0 < len(value) <= MAX_TAG[key]:
+            raise LoomError(f"{key} must be a text of 1 to {MAX_TAG[key]} characters")
+        if not value.isprintable():  # no newline, tab nor terminal escape: one line of text wherever it is shown
+            raise LoomError(f"{key} must be printable text on one line (no control characters)")
+        if key == "date":
+            check_date(value)
+        tags[key] = value
+    return tags
+
+
+def check_date(text: str) -> date:
+    """The day `text` names, written as ISO 8601 says (YYYY-MM-DD); a LoomError otherwise."""
+    try:
+        if len(text) != 10 or text[4] != "-" or text[7] != "-":
+            raise ValueError
+        return date.fromisoformat(text)
+    except ValueError:
+        raise LoomError("date must be the day played as YYYY-MM-DD (ISO 8601), such as 2026-11-28") from None
 
 
 def started(payload: Payload) -> GameStarted:

@@ -17,7 +17,7 @@ from typing import Any
 
 import orjson
 
-from loom.events.base import LoomError
+from loom.events.base import HEADER_TAGS, LoomError
 from loom.events.registry import decode_payload_text, load_events_of, payload_class
 from loom.replay import queries
 from loom.replay.connection import Connection
@@ -104,8 +104,8 @@ def pages(db: Connection, size: int = PAGE_GAMES) -> Iterator[list[tuple[int, li
 def _page(games: list[Any], rows: list[Any]) -> Iterator[tuple[int, list[str]]]:
     """Each game of a page with its lines; `rows` are the page's events by game, then seq."""
     at = 0
-    for game_id, game, parent_id, fork_seq, bots in games:
-        lines = [_header(game_id, game, parent_id, fork_seq, bots)]
+    for game_id, game, parent_id, fork_seq, bots, *tags in games:
+        lines = [_header(game_id, game, parent_id, fork_seq, bots, tags)]
         load_events_of(game)
         while at < len(rows) and rows[at][0] == game_id:
             lines.append(_line(rows[at]))
@@ -113,14 +113,22 @@ def _page(games: list[Any], rows: list[Any]) -> Iterator[tuple[int, list[str]]]:
         yield game_id, lines
 
 
-def _header(game_id: int, game: str, parent_id: int | None, fork_seq: int | None, bots: list[str | None]) -> str:
-    """The header line, as export_lines writes it."""
+def _header(
+    game_id: int,
+    game: str,
+    parent_id: int | None,
+    fork_seq: int | None,
+    bots: list[str | None],
+    tags: Sequence[str | None] = (),
+) -> str:
+    """The header line, as export_lines writes it (`tags`: the games table's played, place, event, round, notes)."""
     header: dict[str, Any] = {"format": FORMAT, "version": VERSION, "game": game, "id": game_id}
     if any(bots):
         header["bots"] = bots
     if parent_id is not None:
         header |= {"parent": parent_id, "fork_seq": fork_seq}
-    return json.dumps(header)
+    header |= {key: value for key, value in zip(HEADER_TAGS, tags) if value is not None}
+    return json.dumps(header, ensure_ascii=False)
 
 
 def _line(row: tuple[Any, ...]) -> str:

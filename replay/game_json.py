@@ -38,6 +38,7 @@ def game_json(
         "fork_seq": info.fork_seq,
         "created_at": info.created_at.isoformat(),
         "winners": list(winners or []) if finished else None,
+        "tags": info.tags(),  # the log header's tags that are set: date (played), place, event, round, notes
     }
     if results is not None:
         by_seat = sorted(results, key=lambda r: r.seat)

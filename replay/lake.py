@@ -22,9 +22,10 @@ from pathlib import Path
 
 from loom.events.base import LoomError
 from loom.replay import queries
-from loom.replay.columns import select_list
+from loom.replay.columns import select_list, tables
 from loom.replay.connection import MEMORY, Connection
 from loom.replay.export import LAST_ID, Selection, choose, pages
+from loom.replay.fingerprint import Duplicates
 from loom.replay.logfile import import_file
 from loom.replay.projector import project
 from loom.replay.records import NewGame
@@ -150,7 +151,7 @@ def open_lake(lake: Path, threads: int | None = None) -> Connection:
             db.set_threads(threads)
         for table in queries.LAKE_TABLES:
             if has_files(lake, table):
-                db.all(queries.lake_view(table, files_of(lake, table), select_list(table)))
+                db.all(queries.lake_view(table, files_of(lake, table), _columns(db, table, files_of(lake, table))))
             else:  # a lake of games without a row there (no finished game has results): the store's empty table
                 db.all(queries.empty_lake_view(table))
         db.all(queries.LAKE_PROJECTED)
@@ -160,15 +161,30 @@ def open_lake(lake: Path, threads: int | None = None) -> Connection:
     return db
 
 
+def _columns(db: Connection, table: str, files: str) -> str:
+    """The store's columns of `table` as a SELECT list over the lake's files, a column they lack (written before
+    schema 5 added it: a game's fingerprint and tags) as NULL."""
+    if table != "games":
+        return select_list(table)
+    present = {row[0] for row in db.all(queries.lake_columns(files))}
+    return ", ".join(
+        c.name if c.name in present else f"NULL::{queries.sql_type(c.kind)} AS {c.name}" for c in tables()[table]
+    )
+
+
 def lake_store(lake: Path, threads: int | None = None) -> Store:
     """The lake as a read-only Store for the readers that take one (the dashboard's report): its queries run
     unchanged over the lake's views (open_lake), nothing is replayed."""
     return Store(open_lake(lake, threads), read_only=True)
 
 
-def import_lake(store: Store, lake: Path, selection: Selection) -> dict[int, int]:
+def import_lake(
+    store: Store, lake: Path, selection: Selection, *, skip_duplicates: bool = False
+) -> dict[int, int | None]:
     """Load the selected games of a lake into the store, every event checked by the rules, all or nothing; each lake
-    game's id mapped to its new id (a branch comes in as a game of its own, its parent's prefix included)."""
+    game's id mapped to its new id (a branch comes in as a game of its own, its parent's prefix included).
+
+    A game the store holds already is refused, or with `skip_duplicates` left out (mapped to None)."""
     db = open_lake(lake)
     try:
         if choose(db, selection) == 0:
@@ -182,10 +198,14 @@ def import_lake(store: Store, lake: Path, selection: Selection) -> dict[int, int
                     for line in game_lines:
                         yield line + "\n"
 
-        new_ids = import_file(store, lines())
+        guard = Duplicates(store.db, skip=skip_duplicates, name=lambda index: f"lake game {lake_ids[index]}")
+        new_ids = import_file(store, lines(), duplicates=guard)
     finally:
         db.close()
-    return dict(zip(lake_ids, new_ids, strict=True))
+    kept = [lake_id for index, lake_id in enumerate(lake_ids) if index not in guard.left_out]
+    mapping: dict[int, int | None] = dict.fromkeys(lake_ids)
+    mapping.update(zip(kept, new_ids, strict=True))
+    return mapping
 
 
 # --- Simulations writing straight into a lake (replay/cluster.py): reserved ids, a chunk's files --------------------

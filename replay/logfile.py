@@ -12,7 +12,7 @@ import itertools
 import json
 import os
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from random import SystemRandom
 from typing import IO, Any
@@ -22,11 +22,21 @@ import orjson
 from loom.engine.play import Step, record
 from loom.engine.protocol import Game
 from loom.engine.registry import get_game
-from loom.events.base import MAX_DEPTH, MAX_LINE, MAX_TEXT, GameStarted, LoomError, started
+from loom.events.base import (
+    HEADER_TAGS,
+    MAX_DEPTH,
+    MAX_LINE,
+    MAX_TEXT,
+    GameStarted,
+    LoomError,
+    checked_tags,
+    started,
+)
 from loom.events.fields import shown
 from loom.events.parsing import Envelope, Readers, parse_event
 from loom.replay import writing
 from loom.replay.columns import Batch, arrow_table
+from loom.replay.fingerprint import Duplicates, Unchecked
 from loom.replay.projection_tables import by_column, results_of
 from loom.replay.projections import result_rows
 from loom.replay.recorder import event_rows, status_of
@@ -42,7 +52,7 @@ CHUNK_LINES = 40_000
 statements and commit per chunk (about 10 ms however many rows), small enough to keep every worker busy."""
 WINDOW = 2
 """Chunks per worker read from the file and not yet stored: enough to keep every worker busy, and no more."""
-HEADER_KEYS = frozenset({"format", "version", "game", "id", "bots", "parent", "fork_seq", "source"})
+HEADER_KEYS = frozenset({"format", "version", "game", "id", "bots", "parent", "fork_seq", "source", *HEADER_TAGS})
 
 
 class LogError(LoomError):
@@ -57,7 +67,8 @@ def export_lines(store: Store, game_id: int) -> Iterator[str]:
         header["bots"] = [seat.bot for seat in info.seats]
     if info.parent_id is not None:
         header |= {"parent": info.parent_id, "fork_seq": info.fork_seq}
-    yield json.dumps(header)
+    header |= info.tags()
+    yield json.dumps(header, ensure_ascii=False)
     for event in store.load(game_id):
         line = {
             "seq": event.seq,
@@ -77,6 +88,7 @@ class _Reading:
     state: Any = None
     steps: list[Step] = field(default_factory=list)
     snapshots: SnapshotTaker = field(default_factory=lambda: SnapshotTaker(0))
+    tags: dict[str, str] = field(default_factory=dict)
     readers: Readers = field(init=False)
 
     def __post_init__(self) -> None:
@@ -95,9 +107,10 @@ def _header(data: dict[str, Any], number: int) -> _Reading:
     try:
         _check_header_kinds(data)
         game = _game(data["game"])  # a string: checked just above
+        tags = checked_tags(data)
     except LoomError as error:
         raise LogError(f"line {number}: {error}") from None
-    return _Reading(game, number, data.get("bots"), game.blank())
+    return _Reading(game, number, data.get("bots"), game.blank(), tags=tags)
 
 
 _GAMES: dict[str, Game] = {}
@@ -183,6 +196,7 @@ def _finish(reading: _Reading) -> NewGame:
         snapshots=reading.snapshots.rows,
         results=result_rows(game, state) if status == "finished" else [],
         facts=None,  # facts (which list the legal actions before every decision) are the projector's, off this path
+        tags=reading.tags,
     )
 
 
@@ -430,8 +444,17 @@ def _arrow_without_pandas() -> None:
     gc.freeze()
 
 
-def import_file(store: Store, file: IO[str] | Iterable[str], workers: int | None = None) -> list[int]:
+def import_file(
+    store: Store,
+    file: IO[str] | Iterable[str],
+    workers: int | None = None,
+    duplicates: Duplicates | None = None,
+    progress: Callable[[int], None] = lambda lines: None,
+) -> list[int]:
     """Read, check and store every game of a log file, all or nothing; the new ids.
+
+    With `duplicates` (replay/fingerprint.py: what `logs import` does), a game stored already, or twice in the file,
+    is refused or skipped; `progress` is told how many lines each chunk held once its games are staged.
 
     Large files are checked by several processes at once (one per core unless `workers` says otherwise) while
     this one stores what they have checked; a bad line anywhere still leaves the database untouched.
@@ -442,7 +465,8 @@ def import_file(store: Store, file: IO[str] | Iterable[str], workers: int | None
     The workers hand over each chunk's games as Arrow columns, which this process inserts as they are.
     """
     workers = workers or os.cpu_count() or 1
-    chunks = game_chunks(file, CHUNK_LINES)
+    guard = duplicates or Unchecked()
+    chunks = guard.watch(game_chunks(file, CHUNK_LINES))
     first = next(chunks, None)
     if first is None:
         raise LogError("the file holds no game")
@@ -453,7 +477,8 @@ def import_file(store: Store, file: IO[str] | Iterable[str], workers: int | None
     try:
         if second is None or workers == 1:
             for batch in map(check_chunk, every):
-                next_id += len(writing.stage_games(db, batch, next_id))
+                next_id += len(writing.stage_games(db, guard.admit(batch), next_id))
+                progress(guard.lines)
         else:
             # The forkserver loads the rules, not pyarrow (it starts threads); each worker then loads pyarrow.
             threads = db.run("SELECT current_setting('threads')")[0][0]
@@ -463,7 +488,8 @@ def import_file(store: Store, file: IO[str] | Iterable[str], workers: int | None
             try:
                 with worker_pool(workers, preload=[__name__], setup=_arrow_without_pandas) as pool:
                     for batch in in_order(pool, check_chunk, every, WINDOW * workers):
-                        next_id += len(writing.stage_games(db, batch, next_id))
+                        next_id += len(writing.stage_games(db, guard.admit(batch), next_id))
+                        progress(guard.lines)
             finally:
                 db.set_threads(threads)
         writing.move_staged(db, first_id)

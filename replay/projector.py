@@ -70,10 +70,14 @@ class Projector:
         self.results = results
         self.batch = batch
         self.kept: OrderedDict[int, tuple[int, Any]] = OrderedDict()  # game id -> (seq, state after it)
+        self.folded: Callable[[int], None] = lambda games: None  # told of each game folded (catch_up's per_game)
 
-    def catch_up(self, progress: Callable[[int], None] = lambda done: None) -> int:
+    def catch_up(self, progress: Callable[[int], None] = lambda done: None, *, per_game: bool = False) -> int:
         """Project every game behind, in batches; the number of games projected. `progress` is told the games of
-        each batch once it is committed (an error it raises stops the pass, the batches before it kept)."""
+        each batch once it is committed (an error it raises stops the pass, the batches before it kept), or with
+        `per_game` of each game as it is folded (a bar that moves game by game; a batch commits later)."""
+        if per_game:
+            self.folded, progress = progress, self.folded
         done, after_id = 0, 0
         while True:
             projected = self.step(after_id)
@@ -110,6 +114,7 @@ class Projector:
             if self.results and game.to_move(state) is None:
                 results = [StoredResult(info.id, *row) for row in result_rows(game, state)]
             out.append(Projected(info, at, facts, state, results))
+            self.folded(1)
         return out
 
     def _resume(self, info: GameInfo, at: int) -> tuple[Any, list[Step]]:
@@ -165,7 +170,7 @@ def rebuild(store: Store, progress: Callable[[int], None] = lambda done: None) -
     reached unprojected (readers leave them out) and the next pass of the projector completes them. The results are
     replaced game by game, each batch with its facts: a finished game never lacks its winners."""
     projection_tables.forget_facts(store.db)
-    Projector(store, results=True).catch_up(progress)
+    Projector(store, results=True).catch_up(progress, per_game=True)
     return len(store.all_games())
 
 

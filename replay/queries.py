@@ -41,11 +41,14 @@ COUNT_PLAYERS = """
 UPDATE games SET players = (SELECT count(*) FROM seats s WHERE s.game_id = games.id)
 WHERE players <> (SELECT count(*) FROM seats s WHERE s.game_id = games.id)
 """
-UPDATE_PROGRESS = "UPDATE games SET last_seq = ?, turns = ?, status = ? WHERE id = ? AND last_seq = ?"
+# An append changes the game's content: its fingerprint is computed again later (replay/fingerprint.py's `fill`).
+UPDATE_PROGRESS = (
+    "UPDATE games SET last_seq = ?, turns = ?, status = ?, fingerprint = NULL WHERE id = ? AND last_seq = ?"
+)
 # The same for a group of appends to distinct games (the service's writer), from lists: the count says how many games
 # were still where their append expected them.
 UPDATE_PROGRESS_OF_GAMES = """
-UPDATE games SET last_seq = n.last_seq, turns = n.turns, status = n.status
+UPDATE games SET last_seq = n.last_seq, turns = n.turns, status = n.status, fingerprint = NULL
 FROM (SELECT unnest(?::BIGINT[]) AS id, unnest(?::BIGINT[]) AS last_seq, unnest(?::BIGINT[]) AS turns,
              unnest(?::VARCHAR[]) AS status, unnest(?::BIGINT[]) AS expected) n
 WHERE games.id = n.id AND games.last_seq = n.expected
@@ -201,6 +204,9 @@ class ReportQuery(str):
     __slots__ = ()
 
 
+# When a game was played: the day its log's header gives (midnight, local time), else when it was recorded.
+PLAYED_AT = "coalesce(CAST(g.played AS DATE)::TIMESTAMPTZ, g.created_at)"
+
 # A game with `$bot` at a seat: the bot by its name alone matches it at any budget (`mcts` matches `mcts:50`). The
 # report's choice and the export's share it.
 _WITH_BOT = """
@@ -219,8 +225,10 @@ SELECT * FROM (
     FROM games g
     WHERE g.status = 'finished' AND g.parent_id IS NULL AND g.game = $game
       AND g.last_seq = coalesce((SELECT p.seq FROM projected p WHERE p.game_id = g.id), 0)
-      AND ($since::TIMESTAMPTZ IS NULL OR g.created_at >= $since::TIMESTAMPTZ)
+      AND ($since::TIMESTAMPTZ IS NULL OR {PLAYED_AT} >= $since::TIMESTAMPTZ)
       AND {_WITH_BOT.strip()}
+    -- a game stored twice (before fingerprints refused it) is counted once
+    QUALIFY row_number() OVER (PARTITION BY coalesce(g.fingerprint, g.id::VARCHAR) ORDER BY g.id) = 1
 ) WHERE self_play OR NOT $self_play::BOOLEAN
 """
 RECORDED_GAMES = "SELECT DISTINCT game FROM games WHERE status = 'finished' AND parent_id IS NULL ORDER BY game"
@@ -362,8 +370,8 @@ SELECT {select_list("key_moments", without=("game_id",))} FROM key_moments WHERE
 _CHOSEN = f"""
 SELECT g.id, g.parent_id FROM games g
 WHERE ($game::VARCHAR IS NULL OR g.game = $game::VARCHAR)
-  AND ($since::TIMESTAMPTZ IS NULL OR g.created_at >= $since::TIMESTAMPTZ)
-  AND ($until::TIMESTAMPTZ IS NULL OR g.created_at < $until::TIMESTAMPTZ)
+  AND ($since::TIMESTAMPTZ IS NULL OR {PLAYED_AT} >= $since::TIMESTAMPTZ)
+  AND ($until::TIMESTAMPTZ IS NULL OR {PLAYED_AT} < $until::TIMESTAMPTZ)
   AND ($players::INTEGER IS NULL OR g.players = $players::INTEGER)
   AND (NOT $finished::BOOLEAN OR g.status = 'finished')
   AND ($branches::BOOLEAN OR g.parent_id IS NULL)
@@ -391,7 +399,8 @@ EXPORT_COUNT = "SELECT count(*) FROM export_chosen"
 DROP_EXPORT_CHOSEN = "DROP TABLE IF EXISTS export_chosen"
 EXPORT_PAGE = """
 WITH page AS (SELECT id FROM export_chosen WHERE id > $after ORDER BY id LIMIT $limit)
-SELECT g.id, g.game, g.parent_id, g.fork_seq, list(s.bot ORDER BY s.seat) AS bots
+SELECT g.id, g.game, g.parent_id, g.fork_seq, list(s.bot ORDER BY s.seat) AS bots,
+       g.played, g.place, g.event, g.round, g.notes
 FROM games g JOIN page p ON p.id = g.id LEFT JOIN seats s ON s.game_id = g.id
 GROUP BY ALL ORDER BY g.id
 """
@@ -542,3 +551,48 @@ WHERE (EXISTS (SELECT 1 FROM turn_facts f WHERE f.game_id = g.id)
 """
 # A read-only store of schema 2 or 3 (never written here): every game is projected, as every write kept its facts.
 POSITIONS_OF_OLD_STORE = "CREATE OR REPLACE TEMP VIEW projected AS SELECT id AS game_id, last_seq AS seq FROM games"
+
+
+# --- Fingerprints (replay/fingerprint.py): the games without one, computed through the export's pages -------------
+CHOOSE_UNFINGERPRINTED = "CREATE OR REPLACE TEMP TABLE export_chosen AS SELECT id FROM games WHERE fingerprint IS NULL"
+UNFINGERPRINTED = "SELECT count(*) FROM games WHERE fingerprint IS NULL"
+SET_FINGERPRINTS = """
+UPDATE games SET fingerprint = n.fingerprint
+FROM (SELECT unnest(?::INTEGER[]) AS id, unnest(?::VARCHAR[]) AS fingerprint) n WHERE games.id = n.id
+"""
+# The stored games with one of these fingerprints: the first id of each.
+STORED_FINGERPRINTS = """
+SELECT g.fingerprint, min(g.id) FROM games g JOIN (SELECT unnest(?::VARCHAR[]) AS fingerprint) n USING (fingerprint)
+GROUP BY g.fingerprint
+"""
+FINGERPRINT_COLUMNS = (
+    "ALTER TABLE games ADD COLUMN IF NOT EXISTS fingerprint VARCHAR",
+    "ALTER TABLE games ADD COLUMN IF NOT EXISTS played VARCHAR",
+    "ALTER TABLE games ADD COLUMN IF NOT EXISTS place VARCHAR",
+    "ALTER TABLE games ADD COLUMN IF NOT EXISTS event VARCHAR",
+    "ALTER TABLE games ADD COLUMN IF NOT EXISTS round VARCHAR",
+    "ALTER TABLE games ADD COLUMN IF NOT EXISTS notes VARCHAR",
+)
+"""Schema 5's columns of `games` (replay/schema.py), added to a store of an older schema."""
+
+
+def games_of_old_store(database: str) -> str:
+    """A temporary view `games` over an older store's table (read-only, so never migrated) with schema 5's columns,
+    NULL: the day played, the tags and the fingerprint, which it has none of."""
+    return f"""
+CREATE OR REPLACE TEMP VIEW games AS SELECT *, NULL::VARCHAR AS fingerprint, NULL::VARCHAR AS played,
+    NULL::VARCHAR AS place, NULL::VARCHAR AS event, NULL::VARCHAR AS round, NULL::VARCHAR AS notes
+FROM "{database.replace('"', '""')}".main.games"""
+
+
+CURRENT_DATABASE = "SELECT current_database()"
+
+
+def lake_columns(files: str) -> str:
+    """The columns of a lake table's Parquet files (`DESCRIBE`: name first)."""
+    return f"DESCRIBE SELECT * FROM read_parquet({literal(files)}, hive_partitioning = true)"
+
+
+def sql_type(kind: str) -> str:
+    """The SQL type of a column of this kind (replay/columns.py)."""
+    return _SQL_TYPES[kind]

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, NamedTuple
 
+from loom.events.base import HEADER_TAGS as TAG_NAMES  # in the order of their columns: played, place, ...
 from loom.replay.facts import Facts
 from loom.replay.snapshots import Snapshot
 
@@ -39,7 +40,18 @@ class GameInfo:
     seed: int
     rules_version: int
     created_at: datetime
+    fingerprint: str | None = None
+    played: str | None = None
+    place: str | None = None
+    event: str | None = None
+    round: str | None = None
+    notes: str | None = None
     seats: tuple[Seat, ...] = ()
+
+    def tags(self) -> dict[str, str]:
+        """The log header's tags that are set, by their name in the log (`date` is the day played)."""
+        values = (self.played, self.place, self.event, self.round, self.notes)
+        return {key: value for key, value in zip(TAG_NAMES, values) if value is not None}
 
 
 def game_info(names: Sequence[str], row: Sequence[Any]) -> GameInfo:
@@ -142,3 +154,5 @@ class NewGame:
     snapshots: list[Snapshot] = field(default_factory=list)
     results: list[ResultInfo] = field(default_factory=list)
     facts: Facts | None = None
+    tags: dict[str, str] = field(default_factory=dict)
+    """The log header's tags (events/base.py HEADER_TAGS) that are set."""

@@ -32,6 +32,14 @@ class GameRow(SQLModel, table=True):
     seed: int = Field(default=0, sa_type=BigInteger, description="the recorded seed of chance not fixed by the log")
     rules_version: int = 1
     created_at: datetime
+    fingerprint: str | None = Field(
+        default=None, description="the hash of its content (replay/fingerprint.py); NULL until computed"
+    )
+    played: str | None = Field(default=None, description="the day it was played, YYYY-MM-DD (the log's `date`)")
+    place: str | None = Field(default=None, description="where it was played (the log header's tags)")
+    event: str | None = Field(default=None, description="the event it was played at")
+    round: str | None = Field(default=None, description="the round of that event")
+    notes: str | None = Field(default=None, description="free notes")
 
 
 class SeatRow(SQLModel, table=True):

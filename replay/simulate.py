@@ -18,7 +18,7 @@ from loom.replay.projections import result_rows
 from loom.replay.recorder import event_rows, status_of
 from loom.replay.snapshots import SnapshotTaker
 from loom.replay.store import NewGame, Seat, Store
-from loom.replay.workers import worker_pool
+from loom.replay.workers import in_order, worker_pool
 
 BATCH = 250
 """Games per transaction: large enough for Arrow to pay off, small enough to show progress."""
@@ -116,16 +116,23 @@ def _play_chunk(work: tuple[str, int, int, Sequence[str], int, bool]) -> list[Ne
     ]
 
 
+PIECE = 8
+"""Games per task of a pool's worker: small, so progress moves game by game and stops promptly, yet a task's
+hand-over costs little next to its games."""
+
+
 def simulated(
-    game: Game, games: int, bots: Sequence[str], seed: int, workers: int = 1, *, facts: bool = False
+    game: Game, games: int, bots: Sequence[str], seed: int, workers: int = 1, *, facts: bool = False, piece: int = 0
 ) -> Generator[list[NewGame], None, None]:
-    """`games` games in batches, each game reproducible from (seed, its index) whatever the number of workers."""
-    work = [(game.name, seed, first, bots, min(BATCH, games - first), facts) for first in range(0, games, BATCH)]
+    """`games` games in pieces of `piece` games (default: BATCH), each game reproducible from (seed, its index)
+    whatever the number of workers or the size of the pieces."""
+    size = piece or BATCH
+    work = [(game.name, seed, first, bots, min(size, games - first), facts) for first in range(0, games, size)]
     if workers <= 1 or len(work) == 1:
         yield from map(_play_chunk, work)
         return
     with worker_pool(workers) as pool:
-        yield from pool.map(_play_chunk, work)
+        yield from in_order(pool, _play_chunk, work, 4 * workers)
 
 
 def simulate(
@@ -139,7 +146,8 @@ def simulate(
     *,
     facts: bool = False,
 ) -> list[int]:
-    """Play and record `games` games in batches, on `workers` processes; the new ids.
+    """Play and record `games` games in batches, on `workers` processes; the new ids. `progress` is told of every
+    game played (of every few, by a pool), stored with its batch of BATCH games.
 
     The facts are left to the projector (the next `logs dashboard` catches up), off the recording's hot path: taken
     as the games are played they cost a fifth of the play itself (a score per seat every turn), which alone would
@@ -147,9 +155,16 @@ def simulate(
     the workers take them as they play and they are stored with their games, projected to their last event: less
     work in all (the projector lists every position's legal actions again), but on the hot path."""
     ids: list[int] = []
+    batch: list[NewGame] = []
+    piece = 1 if workers <= 1 else min(PIECE, BATCH)
     # closing: an interrupt while a batch is stored ends the workers now, not whenever the generator is collected
-    with closing(simulated(game, games, bots, seed, workers, facts=facts)) as batches:
-        for batch in batches:
-            ids += store.add_games(batch)
-            progress(len(batch))
+    with closing(simulated(game, games, bots, seed, workers, facts=facts, piece=piece)) as pieces:
+        for played in pieces:
+            batch += played
+            progress(len(played))
+            if len(batch) >= BATCH:
+                ids += store.add_games(batch[:BATCH])
+                batch = batch[BATCH:]
+    if batch:
+        ids += store.add_games(batch)
     return ids

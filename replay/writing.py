@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from loom.replay import queries
 from loom.replay.columns import Batch, arrow_table
 from loom.replay.connection import ConcurrencyError, Connection, StoreError
+from loom.replay.fingerprint import of_new_game
 from loom.replay.projection_tables import insert_facts, insert_results, move_positions, results_of
 from loom.replay.reading import UnknownGameId, game_row
 from loom.replay.records import EventColumns, NewGame, ResultInfo
@@ -23,6 +24,8 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 EVENT_FIELDS = ("seq", "turn", "actor", "type", "version", "payload")
+TAG_COLUMNS = (("played", "date"), ("place", "place"), ("event", "event"), ("round", "round"), ("notes", "notes"))
+"""The games table's columns of the log header's tags (events.base.HEADER_TAGS), with each tag's name."""
 
 
 def add_games(db: Connection, new: Sequence[NewGame], *, first_id: int | None = None) -> list[int]:
@@ -161,6 +164,8 @@ def game_columns(ids: Sequence[int], new: Sequence[NewGame]) -> dict[str, list[A
         "seed": [g.seed for g in new],
         "rules_version": [g.rules_version for g in new],
         "created_at": [now] * len(new),
+        "fingerprint": [of_new_game(g) for g in new],
+        **{column: [g.tags.get(tag) for g in new] for column, tag in TAG_COLUMNS},
     }
 
 

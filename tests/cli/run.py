@@ -70,15 +70,17 @@ def exports_of_two_runs(tmp_path: Path, game_id: str, *simulation: str) -> list[
     return [ok("export", game_id, "--db", tmp_path / f"{name}.duckdb").splitlines()[1:] for name in ("a", "b")]
 
 
-def check_export_then_import(db: Path, tmp_path: Path, game_id: str, new_id: int, *, scores: bool = False) -> None:
-    """Game `game_id` exported to a file and imported again is game `new_id`, whose export is the file's but for
-    the header line (and, with `scores`, whose scores are the same)."""
+def check_export_then_import(db: Path, tmp_path: Path, game_id: str, *, scores: bool = False) -> None:
+    """Game `game_id` exported to a file is refused by its own database (stored already) and imported into another
+    as a game whose export is the file's but for the header line (and, with `scores`, whose scores are the same)."""
     path = tmp_path / "one.jsonl"
     ok("export", game_id, "-o", path, "--db", db)
-    assert json.loads(ok("import", path, "--db", db, "--json")) == {"ids": [new_id]}
-    assert ok("export", str(new_id), "--db", db).splitlines()[1:] == path.read_text().splitlines()[1:]
+    assert f"line 1: the same game as game {game_id}, stored already" in fails("import", path, "--db", db)
+    other = tmp_path / "other.duckdb"
+    assert json.loads(ok("import", path, "--db", other, "--json")) == {"ids": [1]}
+    assert ok("export", "1", "--db", other).splitlines()[1:] == path.read_text().splitlines()[1:]
     if scores:
         assert (
-            json.loads(ok("show", str(new_id), "--db", db, "--json"))["scores"]
+            json.loads(ok("show", "1", "--db", other, "--json"))["scores"]
             == json.loads(ok("show", game_id, "--db", db, "--json"))["scores"]
         )

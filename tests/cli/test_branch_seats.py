@@ -54,8 +54,9 @@ def test_an_exported_branch_imports_with_its_players_and_bots(db: Path, tmp_path
     path = tmp_path / "branch.jsonl"
     ok("export", "5", "-o", path, "--db", db)
     assert json.loads(path.read_text().splitlines()[0])["bots"] == _show(db, 1)["bots"]
-    assert json.loads(ok("import", path, "--db", db, "--json")) == {"ids": [6]}
-    imported, branch = _show(db, 6), _show(db, 5)
+    other = tmp_path / "other.duckdb"
+    assert json.loads(ok("import", path, "--db", other, "--json")) == {"ids": [1]}
+    imported, branch = _show(other, 1), _show(db, 5)
     assert (imported["players"], imported["bots"]) == (branch["players"], branch["bots"])
 
 

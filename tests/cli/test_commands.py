@@ -99,7 +99,7 @@ def test_play_continues_an_open_branch(db: Path) -> None:
 
 
 def test_export_then_import_round_trips(db: Path, tmp_path: Path) -> None:
-    check_export_then_import(db, tmp_path, "2", 5)
+    check_export_then_import(db, tmp_path, "2")
 
 
 def test_import_the_hand_written_example(tmp_path: Path) -> None:

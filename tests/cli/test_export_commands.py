@@ -25,7 +25,7 @@ def test_ids_and_ranges_write_their_games_to_one_file(db: Path, tmp_path: Path) 
     assert said("export", "1", "3-4", "-o", path, "--db", db).startswith("wrote 3 games (")
     headers = [json.loads(line) for line in path.read_text().splitlines() if line.startswith('{"format"')]
     assert [header["id"] for header in headers] == [1, 3, 4]
-    assert json.loads(ok("import", path, "--db", db, "--json")) == {"ids": [5, 6, 7]}
+    assert json.loads(ok("import", path, "--db", tmp_path / "other.duckdb", "--json")) == {"ids": [1, 2, 3]}
 
 
 def test_one_game_keeps_its_message(db: Path, tmp_path: Path) -> None:
@@ -57,7 +57,9 @@ def test_a_lake_imports_with_its_ids_mapped(db: Path, tmp_path: Path) -> None:
     imported = json.loads(ok("import", "--lake", lake, "--id", "2-3", "--db", fresh, "--json"))
     assert imported == {"ids": [1, 2], "lake": {"2": 1, "3": 2}}
     assert ok("export", "1", "--db", fresh).splitlines()[1:] == ok("export", "2", "--db", db).splitlines()[1:]
-    assert said("import", "--lake", lake, "--db", fresh) == f"imported 4 games from lake {lake}: ids 3 to 6"
+    assert "lake game 2: the same game as game 1, stored already" in fails("import", "--lake", lake, "--db", fresh)
+    again = said("import", "--lake", lake, "--db", fresh, "--skip-duplicates")
+    assert again == f"imported 2 games from lake {lake}: ids 3 to 4 (2 duplicates skipped)"
 
 
 def test_an_import_needs_one_source(db: Path, tmp_path: Path) -> None:

@@ -20,7 +20,7 @@ def test_simulate_records_games_for_two_to_four_players(tmp_path: Path) -> None:
     for players in ("2", "3", "4"):
         ok("simulate", GAME, "-n", "1", "-p", players, "--seed", "5", "--db", db)
     data = json.loads(ok("simulate", GAME, "-n", "2", "--bot", "greedy", "--db", db, "--json"))
-    assert data == {"ids": [4, 5]}
+    assert data["ids"] == [4, 5]
     assert "2 to 4 players, not 5" in fails("simulate", GAME, "-p", "5", "--db", db)
 
 
@@ -100,7 +100,7 @@ def test_an_illegal_action_writes_nothing(db: Path) -> None:
 
 
 def test_export_then_import_round_trips(db: Path, tmp_path: Path) -> None:
-    check_export_then_import(db, tmp_path, "2", 5)
+    check_export_then_import(db, tmp_path, "2")
 
 
 def test_import_the_hand_written_example_and_continue_it(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from loom.replay.logfile import export_lines, import_file
 from loom.replay.projector import Projector, project, rebuild
 from loom.replay.replay import position
 from loom.replay.simulate import simulate
-from loom.replay.store import Seat, Store
+from loom.replay.store import SCHEMA_VERSION, Seat, Store
 
 FACTS = ("SELECT * FROM turn_facts ORDER BY ALL", "SELECT * FROM game_facts ORDER BY ALL")
 POSITIONS = "SELECT game_id, seq FROM projected ORDER BY game_id"
@@ -138,7 +138,7 @@ def test_a_store_of_schema_3_migrates_without_projecting_anything_twice(tmp_path
         con.execute("DELETE FROM turn_facts WHERE game_id = 3; DELETE FROM game_facts WHERE game_id = 3")
     with Store.open(path) as migrated:
         before = facts(migrated)
-        assert rows(migrated, "SELECT value FROM meta WHERE key = 'schema_version'") == [("4",)]
+        assert rows(migrated, "SELECT value FROM meta WHERE key = 'schema_version'") == [(str(SCHEMA_VERSION),)]
         assert rows(migrated, POSITIONS) == [(1, migrated.game(1).last_seq), (2, migrated.game(2).last_seq)]
         assert project(migrated) == 1  # game 3 only
         after = facts(migrated)
