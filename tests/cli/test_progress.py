@@ -132,13 +132,14 @@ def test_ctrl_c_stops_an_import_within_a_second_and_leaves_the_store_as_it_was(t
     """Chunks are staged (committed where no reader looks) when Ctrl-C comes, the file still coming: all of it goes."""
     db = tmp_path / "t.duckdb"
     with Store.open(db) as store:
-        ids = simulate(store, get_game("motto"), 400, ["random"] * 3, seed=2)
+        ids = simulate(store, get_game("motto"), 1000, ["random"] * 3, seed=2)
         text = "".join(line + "\n" for game_id in ids for line in export_lines(store, game_id))
     fresh = tmp_path / "fresh.duckdb"
     with Store.open(fresh) as store:
         simulate(store, get_game("motto"), 2, ["random"] * 3, seed=3)
     before = _games(fresh)
-    assert text.count("\n") > 3 * CHUNK_LINES
+    # More chunks than the workers hold in flight (2 workers): the first is staged while the file still comes.
+    assert text.count("\n") > (2 * WINDOW + 1) * CHUNK_LINES
     command = _Terminal("import", "-", "--db", fresh, stdin=subprocess.PIPE)
     stdin = command.process.stdin
     assert stdin is not None
