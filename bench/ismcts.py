@@ -181,7 +181,7 @@ def main() -> None:
         report.add("bare random playouts", round(floor, 1), "/s", f"floor: whole games, {length:.0f} decisions each",
                    key=f"{key}_random_per_s")  # fmt: skip
         report.add("ISMCTS playouts (iterations)", round(rate, 1), "/s",
-                   f"{floor / rate:.2f}x slower than the floor (target within 3x); {game.search.horizon} decisions "
+                   f"floor / this = {floor / rate:.2f} (target at most 3); {game.search.horizon} decisions "
                    f"of the {game.search.policy} policy at most", key=f"{key}_ismcts_per_s")  # fmt: skip
         report.add("ISMCTS time per move", round(1000 * ismcts_s, 1), "ms", f"{budget} iterations",
                    key=f"{key}_ismcts_ms")  # fmt: skip
@@ -198,6 +198,8 @@ def main() -> None:
         report.add("time per move in these games: ISMCTS / old", f"{h2h['ismcts_ms']:.0f} / {h2h['flat_ms']:.0f}",
                    "ms", "equal time is the point", key=f"{key}_h2h_ms")  # fmt: skip
         report.add("wall time", round(h2h["wall_s"], 1), "s", f"{args.workers} workers", key=f"{key}_wall_s")
+        for row in report.rows[-8:]:  # each game's figures as soon as they are known: a run cut short keeps them
+            print(f"{name}: {row['metric']}: {row['value']} {row['unit']} ({row['note']})", file=sys.stderr)
     report.emit(output_path(NAME, args))
 
 

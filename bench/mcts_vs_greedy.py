@@ -91,8 +91,8 @@ def measure(name: str, games: int, budget: int, seed: int, workers: int) -> dict
     results: list[dict[str, Any]] = []
     with ProcessPoolExecutor(workers) as pool:
         for result in pool.map(_play, jobs, chunksize=1):
-            results.append(result)
-            progress(name, len(results), games, began)
+            results.append(result)  # the running tally is shown, so a run cut short still tells what it found
+            progress(f"{name} ({sum(r['won'] for r in results)} won)", len(results), games, began)
     wins = sum(r["won"] for r in results)
     decisions = sum(r["decisions"] for r in results)
     seconds = sum(r["seconds"] for r in results)
