@@ -54,19 +54,19 @@ def get_game(name: str) -> AnyGame:
 
 
 SEARCH_BOT = "mcts"
-"""The label of every game's search bot (`engine.search.HalvingSearchBot`, not a tree search despite its name; the
-label is stored in logs); `mcts:N` is the same bot with N playouts per decision."""
+"""The label of every game's search bot (`engine.search.IsmctsBot`, information-set Monte Carlo tree search; the label
+is stored in logs); `mcts:N` is the same bot with N iterations (one playout each) per decision."""
 
 
 def get_bot(game: AnyGame, name: str) -> Bot:
     """A new bot of `game` called `name`: one of the game's own, or `mcts` / `mcts:BUDGET`."""
     if name == SEARCH_BOT or name.startswith(SEARCH_BOT + ":"):
-        from loom.engine.search import HalvingSearchBot  # loaded only when a search is asked for
+        from loom.engine.search import IsmctsBot  # loaded only when a search is asked for
 
         _, _, budget = name.partition(":")
         if budget and not (budget.isdigit() and int(budget) > 0):
             raise BadBudget(f"the search bot's budget is a number of playouts, as in mcts:200; not {name!r}")
-        return HalvingSearchBot(game, int(budget) if budget else None)
+        return IsmctsBot(game, int(budget) if budget else None)
     try:
         return game.bots[name]()
     except KeyError:

@@ -1,23 +1,27 @@
-"""The search bot, `HalvingSearchBot` (its label is `mcts`): a one-level search by determinization whose candidates
-compete by successive halving. It is not Monte Carlo tree search: there is no tree below the root's candidates, and
-no selection rule (UCT) spends the playouts; the label `mcts` stays because it is stored in logs and typed by users.
+"""The search bot, `IsmctsBot` (its label is `mcts`): single-observer information-set Monte Carlo tree search
+(SO-ISMCTS, Cowling, Powley and Whitehouse 2012, "Information Set Monte Carlo Tree Search", IEEE TCIAIG 4(2)).
 
-A decision is searched in three steps.
-1. Candidates: the game's greedy bot ranks the legal actions (asked again and again with its previous picks taken
-   away); its best few are searched. Stones of Fate offers a hundred stone moves a turn: most are pointless.
-2. Worlds: `determinize` deals what the seat cannot see, consistently with its view. In each sampled world every
-   candidate still in the running is played out the same way (same world, same random numbers), so the comparison
-   of two candidates is paired and a few worlds tell them apart. A playout plays the candidate, then lets the light
-   policy (greedy, now and then random) play every seat from its own view for a bounded number of decisions, and
-   scores the end: a finished game gives each winner its share, blended with a chance to win made from the scores
-   (a softmax), which also scores an unfinished one.
-3. Vote: the worlds vote with their rewards, by successive halving (the root strategy of SHOT and Gumbel MuZero):
-   the budget is split over rounds, and after each the worse half of the candidates is dropped, the greedy bot's
-   choice always kept. The best of the last round is played if its paired gain over the greedy bot's choice is
-   more than `confidence` standard errors; otherwise the greedy bot's choice is. A small budget then plays no
-   worse than greedy, and a larger one finds the better moves.
+The tree is over the searcher's information sets: a node is the sequence of actions played since the decision, the
+same node whatever the cards the searcher cannot see. Each iteration of the budget
+1. samples ONE determinization: `determinize` deals what the seat cannot see, consistently with its view;
+2. selects down the tree with the actions legal in that determinization: while every legal action of a node has a
+   child, the child maximising UCB1 with availability counts, `mean + c * sqrt(ln(available) / visits)`, where
+   `available` is the number of the node's visits in which that action was legal (not the node's own visits: an
+   action legal only in some determinizations is compared with what it competed with);
+3. expands one untried legal action (at the root the greedy bot's choice first, then its next best; below, one at
+   random, as in the paper);
+4. plays out: the light policy (the game's `Tuning.policy`, a random legal action now and then) plays every seat
+   from its own view for at most `horizon` decisions, and the end is scored: a finished game gives each winner its
+   share, blended with a chance to win made from the scores (a softmax), which also scores an unfinished one;
+5. backpropagates: each node on the path adds the reward of the seat that moved into it.
+The decision is the root's most visited action (ties: the better mean, then the greedy bot's order).
 
-The bot sees only its view: every world is dealt from it, and the playouts' bots see only their own views.
+Two enhancements, both from the paper's family: the root searches only the greedy bot's best `candidates` actions
+(Stones of Fate offers a hundred stone moves a turn, most pointless; a budget of forty iterations could not even
+try them once), and chance events inside the tree are sampled, not nodes (a draw is part of the determinization).
+
+The bot sees only its view: `choose` and `search` are handed the view, never the true state, every determinization
+is dealt from it, and the playouts' bots see only their own views of the determinization.
 """
 
 from __future__ import annotations
@@ -31,7 +35,9 @@ from loom.engine.protocol import CHANCE_TO_MOVE, AnyGame, Bot, Tuning
 from loom.events.base import IllegalAction
 
 FEWEST_WORLDS = 4
-"""Worlds below which a paired comparison says nothing: the greedy bot's choice is played."""
+"""Shared worlds below which a paired comparison says nothing: the greedy bot's choice is played."""
+EXPLORATION = 0.7
+"""UCB1's constant `c` for rewards in [0, 1], the value Cowling, Powley and Whitehouse use."""
 
 
 def step(game: AnyGame, state: Any, action: Any, rng: Random) -> Any:
@@ -62,9 +68,66 @@ def score_chances(scores: Sequence[float], spread: float) -> list[float]:
     return [weight / total for weight in weights]
 
 
-class HalvingSearchBot:
-    """The `mcts` bot: searches each decision with `budget` playouts, by successive halving over the greedy bot's
-    best actions (one level, no tree); decides from its seat's view only."""
+class Node:
+    """A node of the searcher's tree: an information set reached by a sequence of actions from the decision.
+
+    Its statistics are those of the action that leads to it: `visits`, `total` (the sum of the rewards of the seat
+    that played that action) and `available` (the parent's visits in which that action was legal)."""
+
+    __slots__ = ("children", "visits", "total", "available", "rewards")
+
+    def __init__(self) -> None:
+        self.children: dict[Any, Node] = {}
+        self.visits = 0
+        self.total = 0.0
+        self.available = 0
+        self.rewards: list[float] = []  # a root child's reward in each visit, the k-th in the k-th world
+
+    def ucb(self, c: float) -> float:
+        """UCB1 with the availability count in place of the parent's visits."""
+        return self.total / self.visits + c * math.sqrt(math.log(self.available) / self.visits)
+
+
+def select(node: Node, legal: Sequence[Any], c: float = EXPLORATION) -> Any:
+    """The action to follow from a node whose every `legal` action has a child: the highest UCB1 with availability
+    counts (ties go to the first in legal order). Counts one availability for each legal child."""
+    children = node.children
+    best, best_value = legal[0], -math.inf
+    for action in legal:
+        child = children[action]
+        child.available += 1
+        value = child.ucb(c)
+        if value > best_value:
+            best, best_value = action, value
+    return best
+
+
+def most_visited(root: Node, order: Sequence[Any]) -> Any:
+    """The root's action with the most visits; ties go to the better mean, then to the first in `order`."""
+    tried = [(a, root.children[a]) for a in order if a in root.children]
+    best = max(range(len(tried)), key=lambda i: (tried[i][1].visits, tried[i][1].total / tried[i][1].visits, -i))
+    return tried[best][0]
+
+
+def decision(root: Node, order: Sequence[Any], confidence: float) -> Any:
+    """The root's most visited action if it is the first of `order` (the greedy bot's choice) or beats it by more
+    than `confidence` standard errors of their paired differences (the k-th visits of both were played in the same
+    world); else the first of `order`. A small budget then plays no worse than greedy."""
+    best = most_visited(root, order)
+    first = order[0]
+    if best == first:
+        return best
+    gains = [mine - theirs for mine, theirs in zip(root.children[best].rewards, root.children[first].rewards)]
+    if len(gains) < FEWEST_WORLDS:
+        return first
+    mean = sum(gains) / len(gains)
+    spread = math.sqrt(sum((g - mean) ** 2 for g in gains) / (len(gains) - 1))
+    return best if mean > confidence * spread / math.sqrt(len(gains)) else first
+
+
+class IsmctsBot:
+    """The `mcts` bot: SO-ISMCTS with `budget` iterations per decision, one determinization each, from its seat's
+    view only."""
 
     def __init__(self, game: AnyGame, budget: int | None = None, tuning: Tuning | None = None) -> None:
         self.game = game
@@ -74,32 +137,14 @@ class HalvingSearchBot:
         self.policy: Bot = game.bots[self.tuning.policy]()
 
     def choose(self, view: Any, legal: Sequence[Any], rng: Random) -> Any:
-        """The greedy bot's choice, unless successive halving finds a candidate that the paired playouts show to be
-        better by more than `confidence` standard errors."""
+        """The most visited of the root's actions after `budget` iterations."""
         if len(legal) == 1:
             return legal[0]
-        seat = self.game.to_move(view)
-        if seat is None or seat == CHANCE_TO_MOVE:
-            raise IllegalAction("the search bot decides for the seat to move, and no seat is to move here")
-        alive = self.candidates(view, legal, Random(rng.getrandbits(64)))
-        rewards: list[list[float]] = [[] for _ in alive]  # per candidate, one reward per world; worlds are shared
-        rounds = max(1, math.ceil(math.log2(len(alive))))
-        left = self.budget
-        for done in range(rounds):
-            if len(alive) == 1:
-                break
-            for _ in range(max(1, left // ((rounds - done) * len(alive)))):
-                seed = rng.getrandbits(64)
-                world = self.game.determinize(view, seat, Random(seed))
-                for index, action in enumerate(alive):
-                    rewards[index].append(self.playout(world, action, Random(seed))[seat])
-                    left -= 1
-            if done < rounds - 1:
-                alive, rewards = _halve(alive, rewards)
-        return alive[_verdict(rewards, self.tuning.confidence)]
+        order = self.candidates(view, legal, Random(rng.getrandbits(64)))
+        return decision(self.search(view, order, rng), order, self.tuning.confidence)
 
     def candidates(self, view: Any, legal: Sequence[Any], rng: Random) -> list[Any]:
-        """The greedy bot's best few legal actions, best first."""
+        """The greedy bot's best few legal actions, best first: the root's actions, in the order they are tried."""
         left: list[Any] = list(legal)
         out: list[Any] = []
         while left and len(out) < self.tuning.candidates:
@@ -108,45 +153,79 @@ class HalvingSearchBot:
             left.remove(best)
         return out
 
-    def playout(self, state: Any, action: Any, rng: Random) -> list[float]:
-        """Play `action`, then the light policy for at most `horizon` decisions; each seat's reward."""
+    def search(self, view: Any, actions: Sequence[Any], rng: Random) -> Node:
+        """The tree grown by `budget` iterations from the seat to move's `view`, the root's actions being `actions`
+        (tried in this order); below the root, every action legal in the iteration's determinization."""
+        game = self.game
+        seat = game.to_move(view)
+        if seat is None or seat == CHANCE_TO_MOVE:
+            raise IllegalAction("the search bot decides for the seat to move, and no seat is to move here")
+        determinize, to_move, legal_actions = game.determinize, game.to_move, game.legal_actions
+        root = Node()
+        worlds: list[int] = []  # the seed of the k-th world: the k-th visit of every root action is played in it
+        path: list[Node] = []
+        movers: list[int] = []
+        for _ in range(self.budget):
+            # The root's action first: its actions do not depend on the world, and its visit count picks the world.
+            children = root.children
+            if len(children) < len(actions):
+                action = next(a for a in actions if a not in children)  # the greedy bot's order
+                for other in children.values():
+                    other.available += 1
+                node = children[action] = Node()
+                node.available = 1
+            else:
+                action = select(root, actions)
+                node = children[action]
+            if node.visits == len(worlds):
+                worlds.append(rng.getrandbits(64))
+            play = Random(worlds[node.visits])
+            state = step(game, determinize(view, seat, play), action, play)
+            path[:] = [node]
+            movers[:] = [seat]
+            expanded = node.visits == 0  # a new root child: its playout starts here
+            while not expanded and (mover := to_move(state)) is not None:
+                legal = legal_actions(state)
+                children = node.children
+                untried = [a for a in legal if a not in children]
+                if untried:  # expansion: one untried action at random, as in the paper
+                    action = untried[play.randrange(len(untried))]
+                    for other in legal:
+                        if other in children:
+                            children[other].available += 1
+                    node = children[action] = Node()
+                    node.available = 1
+                    expanded = True
+                else:
+                    action = select(node, legal)
+                    node = children[action]
+                path.append(node)
+                movers.append(mover)
+                state = step(game, state, action, play)
+            rewards = self.playout(state, play)
+            path[0].rewards.append(rewards[seat])
+            for visited, who in zip(path, movers):
+                visited.visits += 1
+                visited.total += rewards[who]
+        return root
+
+    def playout(self, state: Any, rng: Random) -> list[float]:
+        """The light policy for at most `horizon` decisions from `state`; each seat's reward."""
         game, tuning, policy = self.game, self.tuning, self.policy
-        state = step(game, state, action, rng)
+        to_move, view, legal_actions, explore = game.to_move, game.view, game.legal_actions, tuning.explore
         for _ in range(tuning.horizon):
-            mover = game.to_move(state)
+            mover = to_move(state)
             if mover is None:
                 break
-            seen = game.view(state, mover)
-            legal = game.legal_actions(seen)
-            if len(legal) > 1 and rng.random() >= tuning.explore:
+            seen = view(state, mover)
+            legal = legal_actions(seen)
+            if len(legal) > 1 and rng.random() >= explore:
                 chosen = policy.choose(seen, legal, rng)
             else:
                 chosen = legal[rng.randrange(len(legal))]
             state = step(game, state, chosen, rng)
         chances = score_chances(game.scores(state), tuning.spread)
-        if game.to_move(state) is not None:
+        if to_move(state) is not None:
             return chances
         won = shares(game, state)
         return [(1 - tuning.blend) * w + tuning.blend * c for w, c in zip(won, chances)]
-
-
-def _halve(alive: list[Any], rewards: list[list[float]]) -> tuple[list[Any], list[list[float]]]:
-    """The better half of the candidates by their total reward, always with the greedy bot's choice (the first):
-    it is what the search must beat."""
-    best = sorted(range(1, len(alive)), key=lambda i: -sum(rewards[i]))[: math.ceil(len(alive) / 2) - 1]
-    kept = [0, *sorted(best)]
-    return [alive[i] for i in kept], [rewards[i] for i in kept]
-
-
-def _verdict(rewards: list[list[float]], confidence: float) -> int:
-    """The candidate to play: the one with the best total reward if it beats the first (the greedy bot's choice)
-    by more than `confidence` standard errors of their paired differences, else the first."""
-    best = max(range(len(rewards)), key=lambda i: (sum(rewards[i]), -i))
-    if best == 0:
-        return 0
-    gains = [mine - first for mine, first in zip(rewards[best], rewards[0])]
-    if len(gains) < FEWEST_WORLDS:
-        return 0
-    mean = sum(gains) / len(gains)
-    spread = math.sqrt(sum((g - mean) ** 2 for g in gains) / (len(gains) - 1))
-    return best if mean > confidence * spread / math.sqrt(len(gains)) else 0

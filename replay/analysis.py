@@ -19,7 +19,7 @@ from typing import Any
 from loom.engine.play import act, chance_rng
 from loom.engine.protocol import CHANCE_TO_MOVE, Game
 from loom.engine.registry import get_bot, get_game
-from loom.engine.search import HalvingSearchBot
+from loom.engine.search import IsmctsBot
 from loom.events.base import Event, LoomError, Payload
 from loom.replay.branches import branch
 from loom.replay.chances import Chances, Mapper, win_chances_of
@@ -152,7 +152,7 @@ def search_alternative(game: Game, state: Any, avoid: dict[str, Any], budget: in
     others = [a for a in game.legal_actions(view) if game.action_json(a) != avoid]
     if not others:
         return None
-    return HalvingSearchBot(game, budget).choose(view, others, Random(f"loom/alternative/{seed}"))
+    return IsmctsBot(game, budget).choose(view, others, Random(f"loom/alternative/{seed}"))
 
 
 def whatif(

@@ -1,4 +1,5 @@
-"""The search bot `mcts`: legal moves only, decisions from its seat's view only, reproducible, with its budget."""
+"""The search bot `mcts` (SO-ISMCTS): UCB1 with availability counts, legal moves only, decisions from its seat's view
+only (it is never handed the true state), reproducible, with its budget."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from loom.engine.bots import RandomBot
 from loom.engine.play import act, chance_rng, play_out, start
 from loom.engine.protocol import HIDDEN, Game
 from loom.engine.registry import BadBudget, get_bot, get_game, with_budget
-from loom.engine.search import HalvingSearchBot, Tuning, _halve, _verdict, score_chances, shares
+from loom.engine.search import IsmctsBot, Node, Tuning, decision, score_chances, select, shares
 
 GAMES = ("motto", "moirai", "moorea", "stones-of-fate")
 LIGHT = Tuning(candidates=3, horizon=4)
@@ -67,7 +68,7 @@ def middle(name: str, decisions: int = 12) -> Any:
 def test_the_search_bot_plays_a_whole_game_with_legal_moves_only(name: str) -> None:
     game = get_game(name)
     state, steps = start(game, ["mcts", "random", "random"], Random(f"legal/{name}"))
-    searcher = Audited(HalvingSearchBot(game, budget=4, tuning=LIGHT))
+    searcher = Audited(IsmctsBot(game, budget=4, tuning=LIGHT))
     bots = {0: searcher, 1: Audited(RandomBot()), 2: Audited(RandomBot())}
     final, _ = play_out(game, state, bots, chance_rng(2, len(steps)), {seat: Random(seat) for seat in bots})
     assert game.to_move(final) is None and searcher.decisions > 0
@@ -80,7 +81,7 @@ def test_the_search_bot_is_handed_its_view_and_deals_every_world_from_it(name: s
     seat = game.to_move(state)
     view = game.view(state, seat)
     watched = Watched(game)
-    HalvingSearchBot(watched, budget=12, tuning=LIGHT).choose(view, game.legal_actions(view), Random(3))  # type: ignore[arg-type]
+    IsmctsBot(watched, budget=12, tuning=LIGHT).choose(view, game.legal_actions(view), Random(3))  # type: ignore[arg-type]
     assert watched.handed and all(handed == view for handed in watched.handed)
     assert all(game.view(world, seat) == view for world in watched.dealt)
 
@@ -93,7 +94,7 @@ def test_the_search_bot_cannot_reach_the_cards_hidden_from_its_seat() -> None:
     others = [hand for s, hand in enumerate(view.hands) if s != seat]
     assert all(HIDDEN in hand for hand in others) and set(view.deck) == {HIDDEN}
     watched = Watched(game)
-    HalvingSearchBot(watched, budget=30, tuning=LIGHT).choose(view, game.legal_actions(view), Random(4))  # type: ignore[arg-type]
+    IsmctsBot(watched, budget=30, tuning=LIGHT).choose(view, game.legal_actions(view), Random(4))  # type: ignore[arg-type]
     real = [hand for s, hand in enumerate(state.hands) if s != seat]
     guessed = [[hand for s, hand in enumerate(world.hands) if s != seat] for world in watched.dealt]
     assert any(hands != real for hands in guessed)  # it guesses; it does not know
@@ -108,7 +109,7 @@ def test_two_positions_a_seat_cannot_tell_apart_get_the_same_decision(name: str)
     decisions = []
     for position in (state, other):
         view = game.view(position, seat)
-        bot = HalvingSearchBot(game, budget=12, tuning=LIGHT)
+        bot = IsmctsBot(game, budget=12, tuning=LIGHT)
         decisions.append(bot.choose(view, game.legal_actions(view), Random(5)))
     assert decisions[0] == decisions[1]
 
@@ -117,7 +118,7 @@ def test_the_search_is_reproducible_from_the_bot_s_generator() -> None:
     game = get_game("moirai")
     view = game.view(middle("moirai"), game.to_move(middle("moirai")))
     legal = game.legal_actions(view)
-    bot = HalvingSearchBot(game, budget=20, tuning=LIGHT)
+    bot = IsmctsBot(game, budget=20, tuning=LIGHT)
     assert bot.choose(view, legal, Random(6)) == bot.choose(view, legal, Random(6))
 
 
@@ -126,7 +127,7 @@ def test_the_candidates_are_the_greedy_bot_s_best_actions_best_first() -> None:
     state = middle("stones-of-fate")
     view = game.view(state, game.to_move(state))
     legal = game.legal_actions(view)
-    candidates = HalvingSearchBot(game, budget=1, tuning=LIGHT).candidates(view, legal, Random(1))
+    candidates = IsmctsBot(game, budget=1, tuning=LIGHT).candidates(view, legal, Random(1))
     assert len(candidates) == 3 and len(set(candidates)) == 3 and set(candidates) <= set(legal)
     assert candidates[0] == get_bot(game, "greedy").choose(view, legal, Random(1))
 
@@ -137,7 +138,7 @@ def test_a_single_legal_action_is_played_without_a_search() -> None:
     state = middle("motto")
     view = game.view(state, game.to_move(state))
     only = game.legal_actions(view)[:1]
-    assert HalvingSearchBot(watched, budget=50).choose(view, only, Random(1)) == only[0]  # type: ignore[arg-type]
+    assert IsmctsBot(watched, budget=50).choose(view, only, Random(1)) == only[0]  # type: ignore[arg-type]
     assert watched.handed == []
 
 
@@ -176,18 +177,90 @@ def test_with_too_few_playouts_to_tell_moves_apart_the_bot_plays_the_greedy_bot_
     view = game.view(state, game.to_move(state))
     legal = game.legal_actions(view)
     greedy = get_bot(game, "greedy").choose(view, legal, Random(2))
-    assert HalvingSearchBot(game, budget=1, tuning=LIGHT).choose(view, legal, Random(2)) == greedy
+    assert IsmctsBot(game, budget=1, tuning=LIGHT).choose(view, legal, Random(2)) == greedy
 
 
-def test_a_candidate_replaces_the_greedy_bot_s_move_only_when_its_paired_gain_is_clear() -> None:
-    steady_gain = [[0.5, 0.4, 0.6, 0.5], [0.6, 0.5, 0.7, 0.6]]
-    noisy_gain = [[0.0, 1.0, 0.0, 1.0], [1.0, 0.0, 1.0, 0.9]]
-    assert _verdict(steady_gain, confidence=1.0) == 1
-    assert _verdict(noisy_gain, confidence=1.0) == 0
-    assert _verdict([[0.9, 0.8, 0.9, 0.8], [0.1, 0.2, 0.1, 0.2]], confidence=0.0) == 0  # the greedy bot's is best
-    assert _verdict([[0.1, 0.1, 0.1], [0.9, 0.9, 0.9]], confidence=1.0) == 0  # too few worlds to tell
+def child(visits: int, total: float, available: int) -> Node:
+    node = Node()
+    node.visits, node.total, node.available = visits, total, available
+    return node
 
 
-def test_halving_keeps_the_better_half_and_always_the_greedy_bot_s_move() -> None:
-    alive, rewards = _halve(["greedy", "a", "b", "c", "d"], [[0.1], [0.9], [0.2], [0.8], [0.3]])
-    assert alive == ["greedy", "a", "c"] and rewards == [[0.1], [0.9], [0.8]]
+def test_ucb_weighs_exploration_by_how_often_an_action_was_available_not_by_the_parent_s_visits() -> None:
+    # "b" was legal in only 6 of the parent's 100 visits: with the parent's visits (1.17 against 0.81) it would be
+    # explored; with its availability (0.74 against 0.81) the better-tried "a" is followed, as in the paper.
+    node = Node()
+    node.children = {"a": child(50, 30.0, 100), "b": child(5, 1.5, 6)}
+    assert select(node, ["a", "b"]) == "a"
+    assert (node.children["a"].available, node.children["b"].available) == (101, 7)
+
+
+def test_ucb_counts_availability_only_for_the_actions_legal_in_the_determinization() -> None:
+    node = Node()
+    node.children = {"a": child(50, 30.0, 100), "b": child(5, 1.5, 6), "c": child(1, 1.0, 90)}
+    assert select(node, ["b", "a"]) == "a"  # "c", unexplored and tempting, is not legal in this world
+    assert node.children["c"].available == 90
+
+
+def test_the_greedy_bot_s_move_stands_unless_the_most_visited_one_clearly_beats_it_in_the_same_worlds() -> None:
+    root = Node()
+    root.children = {"greedy": child(4, 2.0, 10), "other": child(6, 3.6, 10)}
+    root.children["greedy"].rewards = [0.5, 0.4, 0.6, 0.5]
+    root.children["other"].rewards = [0.6, 0.5, 0.7, 0.6, 0.6, 0.6]
+    assert decision(root, ["greedy", "other"], confidence=1.0) == "other"
+    root.children["other"].rewards = [1.0, 0.0, 1.0, 0.0, 0.6, 1.0]
+    assert decision(root, ["greedy", "other"], confidence=1.0) == "greedy"  # a noisy gain is no gain
+    root.children["greedy"].visits = 6
+    assert decision(root, ["greedy", "other"], confidence=1.0) == "greedy"  # the tie goes to the better mean
+
+
+def shape(node: Node) -> list[Any]:
+    """A tree's actions and statistics, depth first: equal for equal searches."""
+    return [
+        (action, kid.visits, round(kid.total, 12), kid.available, shape(kid)) for action, kid in node.children.items()
+    ]
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_two_true_states_with_the_same_view_grow_the_same_tree(name: str) -> None:
+    game = get_game(name)
+    state = middle(name)
+    seat = game.to_move(state)
+    other = game.determinize(game.view(state, seat), seat, Random(8))  # other hidden cards, the same view
+    assert other != state and game.view(other, seat) == game.view(state, seat)
+    trees = []
+    for position in (state, other):
+        view = game.view(position, seat)
+        bot = IsmctsBot(game, budget=12, tuning=LIGHT)
+        trees.append(shape(bot.search(view, bot.candidates(view, game.legal_actions(view), Random(5)), Random(5))))
+    assert trees[0] == trees[1] and trees[0]
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_every_iteration_is_one_visit_of_one_root_action_and_each_is_tried_before_any_is_tried_twice(
+    name: str,
+) -> None:
+    game = get_game(name)
+    view = game.view(middle(name), game.to_move(middle(name)))
+    bot = IsmctsBot(game, budget=12, tuning=LIGHT)
+    order = bot.candidates(view, game.legal_actions(view), Random(1))
+    root = bot.search(view, order, Random(2))
+    assert list(root.children) == order[: len(root.children)] and len(root.children) == len(order)
+    assert sum(kid.visits for kid in root.children.values()) == 12
+    assert all(len(kid.rewards) == kid.visits for kid in root.children.values())
+    assert all(kid.available == 12 - position for position, kid in enumerate(root.children.values()))
+
+
+def test_the_tree_grows_below_the_root() -> None:
+    game = get_game("motto")
+    view = game.view(middle("motto"), game.to_move(middle("motto")))
+    bot = IsmctsBot(game, budget=60, tuning=LIGHT)
+    root = bot.search(view, bot.candidates(view, game.legal_actions(view), Random(1)), Random(3))
+    below = [kid for kid in root.children.values() if kid.children]
+    assert below and max(len(path) for path in paths(root)) >= 2  # the opponent's replies are nodes too
+    assert all(sum(g.visits for g in kid.children.values()) == kid.visits - 1 for kid in below)
+
+
+def paths(node: Node) -> list[list[Any]]:
+    """Every path of actions from `node` to a leaf."""
+    return [[action, *rest] for action, kid in node.children.items() for rest in (paths(kid) or [[]])]

@@ -1,0 +1,207 @@
+"""The ISMCTS search bot (issue 16): its playouts per second beside the engine's bare random playouts, and its games
+against the one-level search it replaced at equal time per move.
+
+1. Playouts per second. Positions: the first real choice after 6, 12, ..., 36 decisions of three-player games of
+   random bots (`--positions` games per game). The floor is the engine's bare random playout, measured in the same
+   run from the same positions: the position determinized from the mover's view, then `legal_actions` and a random
+   legal action applied (`engine.search.step`) until the game ends. The search is `mcts` with the game's tuning,
+   from the mover's view: one iteration is one determinization, the walk down the tree, an expansion and one
+   playout (the game's light policy for at most `horizon` decisions).
+2. Head to head at equal time. Three-player games seating ISMCTS, the old one-level search (`bench/flat_search.py`,
+   the game's own budget) and a greedy bot, in each of the six seat orders in turn. ISMCTS is given the budget that
+   costs the same time per move as the old search's (calibrated in this run on the positions of part 1; both times
+   per move are printed). A game counts for ISMCTS when it scores more than the old search (a tie counts half).
+
+    .venv/bin/python bench/ismcts.py                         # 10 positions, 24 head-to-head games per game
+    .venv/bin/python bench/ismcts.py --game moorea --games 48
+    .venv/bin/python bench/ismcts.py --quick
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+_BENCH = Path(__file__).resolve().parent
+if sys.path and Path(sys.path[0] or ".").resolve() == _BENCH:
+    sys.path[0] = str(_BENCH.parent)  # the project root: bench/replay.py must not shadow the replay package
+
+import itertools  # noqa: E402
+import os  # noqa: E402
+import time  # noqa: E402
+from collections.abc import Sequence  # noqa: E402
+from concurrent.futures import ProcessPoolExecutor  # noqa: E402
+from random import Random  # noqa: E402
+from typing import Any  # noqa: E402
+
+from bench._common import Report, output_path, parser, progress  # noqa: E402
+from bench.flat_search import HalvingSearchBot  # noqa: E402
+from bench.mcts_vs_greedy import Timed, wilson  # noqa: E402
+from loom.engine.bots import RandomBot  # noqa: E402
+from loom.engine.play import act, chance_rng, play_out, start  # noqa: E402
+from loom.engine.registry import get_bot, get_game  # noqa: E402
+from loom.engine.search import IsmctsBot, step  # noqa: E402
+
+NAME = "ismcts"
+GAMES = ("motto", "moirai", "moorea", "stones-of-fate")
+ORDERS = tuple(itertools.permutations(("ismcts", "flat", "greedy")))
+
+
+def positions(name: str, count: int) -> list[Any]:
+    """Positions with a real choice: after 6, 12, ... random decisions of `count` three-player games."""
+    game = get_game(name)
+    out = []
+    for k in range(count):
+        state, steps = start(game, ["a", "b", "c"], Random(f"loom/bench/{NAME}/{name}/{k}"))
+        rng = chance_rng(k, len(steps))
+        decisions, wanted = 0, 6 * (1 + k % 6)
+        while (seat := game.to_move(state)) is not None:
+            legal = game.legal_actions(game.view(state, seat))
+            if decisions >= wanted and len(legal) > 1:
+                out.append(state)
+                break
+            state, _ = act(game, state, RandomBot().choose(None, legal, rng), rng)
+            decisions += 1
+    return out
+
+
+def random_playouts(name: str, states: Sequence[Any], seconds: float) -> tuple[float, float]:
+    """Bare random playouts per second from these positions (each dealt anew from its mover's view), and their
+    decisions per playout."""
+    game = get_game(name)
+    rng = Random(1)
+    to_move, legal_actions = game.to_move, game.legal_actions
+    done = decisions = 0
+    began = time.perf_counter()
+    while time.perf_counter() - began < seconds:
+        for state in states:
+            mover = to_move(state)
+            state = game.determinize(game.view(state, mover), mover, rng)
+            while to_move(state) is not None:
+                legal = legal_actions(state)
+                state = step(game, state, legal[rng.randrange(len(legal))], rng)
+                decisions += 1
+            done += 1
+    return done / (time.perf_counter() - began), decisions / max(done, 1)
+
+
+def search_rate(bot: Any, name: str, states: Sequence[Any], budget: int) -> float:
+    """Seconds per decision of a search bot with `budget` over these positions, from the mover's view."""
+    game = get_game(name)
+    began = time.perf_counter()
+    for k, state in enumerate(states):
+        view = game.view(state, game.to_move(state))
+        bot.choose(view, game.legal_actions(view), Random(k))
+    return (time.perf_counter() - began) / len(states)
+
+
+def play_one(name: str, order: tuple[str, ...], budgets: dict[str, int], index: int, seed: int) -> dict[str, Any]:
+    """One game with the bots seated in `order`: each bot's score, and the search bots' times."""
+    game = get_game(name)
+    rng = Random(f"loom/bench/{NAME}/{name}/{seed}/{index}")
+    state, steps = start(game, list(order), rng)
+    made = {
+        "ismcts": lambda: Timed(IsmctsBot(game, budgets["ismcts"])),
+        "flat": lambda: Timed(HalvingSearchBot(game, budgets["flat"])),
+        "greedy": lambda: get_bot(game, "greedy"),
+    }
+    bots = {seat: made[kind]() for seat, kind in enumerate(order)}
+    bot_rngs = {seat: Random(f"loom/bench/{NAME}/bot/{seed}/{index}/{seat}") for seat in bots}
+    final, _ = play_out(game, state, bots, chance_rng(seed, len(steps)), bot_rngs)
+    scores, winners = game.scores(final), game.winners(final)
+    out: dict[str, Any] = {}
+    for seat, kind in enumerate(order):
+        out[kind] = {"score": scores[seat], "won": seat in winners}
+        if isinstance(bots[seat], Timed):
+            out[kind] |= {"decisions": bots[seat].decisions, "seconds": bots[seat].seconds}
+    return out
+
+
+def _play(job: tuple[str, tuple[str, ...], dict[str, int], int, int]) -> dict[str, Any]:
+    return play_one(*job)
+
+
+def head_to_head(name: str, games: int, budgets: dict[str, int], seed: int, workers: int) -> dict[str, Any]:
+    """ISMCTS against the old search (and a greedy bot) over `games` games, the seat orders in turn."""
+    jobs = [(name, ORDERS[index % len(ORDERS)], budgets, index, seed) for index in range(games)]
+    began = time.perf_counter()
+    results: list[dict[str, Any]] = []
+    with ProcessPoolExecutor(workers) as pool:
+        for result in pool.map(_play, jobs, chunksize=1):
+            results.append(result)
+            progress(f"{name} head to head", len(results), games, began)
+    ahead = sum(
+        1.0 if r["ismcts"]["score"] > r["flat"]["score"] else 0.5 if r["ismcts"]["score"] == r["flat"]["score"] else 0
+        for r in results
+    )
+
+    def ms(kind: str) -> float:
+        return 1000 * sum(r[kind]["seconds"] for r in results) / max(1, sum(r[kind]["decisions"] for r in results))
+
+    return {
+        "ahead": ahead,
+        "ismcts_wins": sum(r["ismcts"]["won"] for r in results),
+        "flat_wins": sum(r["flat"]["won"] for r in results),
+        "greedy_wins": sum(r["greedy"]["won"] for r in results),
+        "ismcts_ms": ms("ismcts"),
+        "flat_ms": ms("flat"),
+        "wall_s": time.perf_counter() - began,
+    }
+
+
+def main() -> None:
+    """Measure and report."""
+    p = parser(NAME, __doc__.splitlines()[0])
+    p.add_argument("--games", type=int, default=24, help="head-to-head games per game (default 24)")
+    p.add_argument("--positions", type=int, default=10, help="positions per game for the rates (default 10)")
+    p.add_argument("--seconds", type=float, default=3.0, help="time of the bare random playouts per game")
+    p.add_argument("--game", action="append", choices=GAMES, help="only this game (repeat for several)")
+    p.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes (default: every core)")
+    args = p.parse_args()
+    games = 6 if args.quick else args.games
+    count = 3 if args.quick else args.positions
+    names = args.game or list(GAMES)
+    report = Report(
+        NAME,
+        "ISMCTS: playouts per second against bare random playouts; head to head with the old one-level search",
+        {"games": games, "positions": count, "seed": args.seed, "workers": args.workers},
+        extra={"tuning": {name: repr(get_game(name).search) for name in names}},
+    )
+    for name in names:
+        game = get_game(name)
+        key = name.replace("-", "_")
+        states = positions(name, count)
+        budget = game.search.budget
+        floor, length = random_playouts(name, states, 1.0 if args.quick else args.seconds)
+        ismcts_s = search_rate(IsmctsBot(game, budget), name, states, budget)
+        flat_s = search_rate(HalvingSearchBot(game, budget), name, states, budget)
+        rate = budget / ismcts_s
+        equal = max(1, round(budget * flat_s / ismcts_s))
+        report.section(f"{name}: mcts (ISMCTS) with {budget} iterations per move, {len(states)} positions")
+        report.add("bare random playouts", round(floor, 1), "/s", f"floor: whole games, {length:.0f} decisions each",
+                   key=f"{key}_random_per_s")  # fmt: skip
+        report.add("ISMCTS playouts (iterations)", round(rate, 1), "/s",
+                   f"floor / this = {floor / rate:.2f} (target at most 3); {game.search.horizon} decisions "
+                   f"of the {game.search.policy} policy at most", key=f"{key}_ismcts_per_s")  # fmt: skip
+        report.add("ISMCTS time per move", round(1000 * ismcts_s, 1), "ms", f"{budget} iterations",
+                   key=f"{key}_ismcts_ms")  # fmt: skip
+        report.add("old search time per move", round(1000 * flat_s, 1), "ms", f"{budget} playouts",
+                   key=f"{key}_flat_ms")  # fmt: skip
+        budgets = {"ismcts": equal, "flat": budget}
+        h2h = head_to_head(name, games, budgets, args.seed, args.workers)
+        low, high = wilson(round(h2h["ahead"]), games)
+        report.add(f"ISMCTS ({equal} iterations) ahead of the old search", round(100 * h2h["ahead"] / games, 1), "%",
+                   f"{h2h['ahead']:g} of {games} games (ties half); 95% interval {100 * low:.0f}-{100 * high:.0f}%; "
+                   "target above 50%", key=f"{key}_ahead")  # fmt: skip
+        report.add("wins: ISMCTS / old search / greedy", f"{h2h['ismcts_wins']} / {h2h['flat_wins']} / "
+                   f"{h2h['greedy_wins']}", "games", key=f"{key}_wins")  # fmt: skip
+        report.add("time per move in these games: ISMCTS / old", f"{h2h['ismcts_ms']:.0f} / {h2h['flat_ms']:.0f}",
+                   "ms", "equal time is the point", key=f"{key}_h2h_ms")  # fmt: skip
+        report.add("wall time", round(h2h["wall_s"], 1), "s", f"{args.workers} workers", key=f"{key}_wall_s")
+        for row in report.rows[-8:]:  # each game's figures as soon as they are known: a run cut short keeps them
+            print(f"{name}: {row['metric']}: {row['value']} {row['unit']} ({row['note']})", file=sys.stderr)
+    report.emit(output_path(NAME, args))
+
+
+if __name__ == "__main__":
+    main()
