@@ -460,7 +460,7 @@ def watch(game_id: int, service: Svc) -> Response:
         f"<p class=status>{html.escape(_status(game, info, state, PUBLIC))}</p>"
         f"{_table_html(game, state, PUBLIC, info.players)}{_moves_html(game, info, events, PUBLIC)}"
     )
-    data = {"kind": "watch", "game": info.id, "seq": info.last_seq, "stream": f"/games/{info.id}/stream?as=public"}
+    data = {"kind": "watch", "game": info.id, "seq": info.last_seq, "stream": f"/games/{info.id}/stream?as=public&after={info.last_seq}"}
     return html_page(_document(f"{game.title}: watching", body, data))
 
 
@@ -558,7 +558,8 @@ def _recording_html(service: Service, page: Page, token: str | None, tapped: dic
     parts.append(_moves_html(game, info, events, viewer))
     if page.grant.everything:
         parts.append(_table_tools(page, token, request, mover is not None))
-    data = {"kind": "record", "game": info.id, "seq": info.last_seq, "phones": sorted(page.phones)}
+    stream = f"/games/{info.id}/stream?after={info.last_seq}" + (f"&token={token}" if token else "")
+    data = {"kind": "record", "game": info.id, "seq": info.last_seq, "phones": sorted(page.phones), "stream": stream}
     return _document(f"{game.title}: recording", "".join(parts), data)
 
 
@@ -605,18 +606,22 @@ SCRIPT = """
   const headers = {'Content-Type': 'application/json'};
   if (token) headers['Authorization'] = 'Bearer ' + token;
   const error = document.getElementById('error');
+  let leaving = false;
+  const go = (url) => { if (!leaving) { leaving = true; location.assign(url); } };
   const busy = (on) => document.querySelectorAll('button').forEach(b => { b.disabled = on; });
   async function post(path, body) {
+    if (leaving) return;
     busy(true);
     try {
       const answer = await fetch(path, {method: 'POST', headers, body: JSON.stringify(body)});
       const json = await answer.json();
-      if (answer.ok) { location.assign(json.url); return; }
+      if (answer.ok) { go(json.url); return; }
       error.textContent = json.error || answer.statusText;
-      if (answer.status === 409 || answer.status === 403) setTimeout(() => location.reload(), 800);
+      if (answer.status === 409 || answer.status === 403) setTimeout(() => go(plain()), 800);
     } catch (e) { error.textContent = String(e); }
     busy(false);
   }
+  const plain = () => { const u = new URL(location.href); u.searchParams.delete('choice'); return u.toString(); };
   if (data.kind === 'start') {
     document.getElementById('start').addEventListener('submit', (event) => {
       event.preventDefault();
@@ -627,25 +632,25 @@ SCRIPT = """
     return;
   }
   document.querySelectorAll('button[data-choice]').forEach(button => button.addEventListener('click', () => {
-    post('/record/' + data.game + '/tap', {seq: data.seq, choice: JSON.parse(button.dataset.choice), phones: data.phones});
+    const choice = JSON.parse(button.dataset.choice);
+    post('/record/' + data.game + '/tap', {seq: data.seq, choice, phones: data.phones});
   }));
   const undo = document.getElementById('undo');
   if (undo) undo.addEventListener('click', () => post('/record/' + data.game + '/undo', {seq: data.seq, phones: data.phones}));
-  const plain = () => { const u = new URL(location.href); u.searchParams.delete('choice'); return u.toString(); };
+  // Another phone's events arrive by the game's live stream; an undo (a new branch) by a slower look.
+  const stream = new EventSource(data.stream);
+  stream.addEventListener('event', () => go(plain()));
+  stream.addEventListener('end', () => stream.close());
   async function look() {
+    if (leaving) return;
     try {
       const answer = await fetch('/record/' + data.game + '/now');
       const json = await answer.json();
-      if (json.id !== data.game || json.seq !== data.seq) { location.replace(plain()); return; }
+      if (json.id !== data.game || json.seq !== data.seq) { go(plain()); return; }
     } catch (e) { /* the server may be restarting: look again */ }
-    setTimeout(look, 700);
+    setTimeout(look, 1500);
   }
-  if (data.stream) {
-    const stream = new EventSource(data.stream);
-    stream.addEventListener('event', () => location.reload());
-    stream.addEventListener('end', () => stream.close());
-  }
-  setTimeout(look, 700);
+  setTimeout(look, 1500);
 })();
 """
 

@@ -20,7 +20,7 @@ from loom.service.recorder import choices, left_after
 from tests.service.client import ADMIN, Api
 
 GAMES = ["motto", "moirai", "moorea", "stones-of-fate"]
-SCORING = ("play", "buy", "lay", "keep", "take", "flip", "stop")
+SCORING = ("play", "buy", "lay", "keep", "flip", "stop")
 """Moves a tapping test prefers, so that its games end soon."""
 OPTION = re.compile(r'<button class="option" data-choice="([^"]*)">([^<]*)</button>')
 
