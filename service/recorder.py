@@ -84,7 +84,7 @@ class Script(Random):
         rest.sort(reverse=self.flip in (DESCENDING, number))
         return [*taken, *rest]
 
-    def choice(self, seq: Sequence[Any]) -> Any:
+    def choice(self, seq: Sequence[Any]) -> Any:  # type: ignore[override]
         """The tapped value, else the first of the fixed order."""
         return self._drawn(seq)[0]
 
@@ -228,7 +228,7 @@ def choices(game: AnyGame, state: Any, players: Sequence[str], choice: dict[str,
     return replace(found, options=[replace(o, choice={"action": index, **o.choice}) for o in found.options])
 
 
-# --- Who records what ---------------------------------------------------------------------------------------------------
+# --- Who records what -------------------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
@@ -305,7 +305,7 @@ def _address(game_id: int, token: str | None, phones: frozenset[int], choice: di
     return f"/record/{game_id}" + (f"?{urlencode(query)}" if query else "")
 
 
-# --- Routes ---------------------------------------------------------------------------------------------------------------
+# --- Routes -----------------------------------------------------------------------------------------------------------
 
 
 class NewRecording(Body):
@@ -339,7 +339,8 @@ def start_page(caller: Who) -> HTMLResponse:
         for i, g in enumerate(get_game(name) for name in playable())
     )
     names = "".join(
-        f'<input class="name" type="text" autocomplete="off" placeholder="player {i + 1}"{" required" if i < 2 else ""}>'
+        f'<input class="name" type="text" autocomplete="off" placeholder="player {i + 1}"'
+        f"{' required' if i < 2 else ''}>"
         for i in range(5)
     )
     body = (
@@ -460,11 +461,16 @@ def watch(game_id: int, service: Svc) -> Response:
         f"<p class=status>{html.escape(_status(game, info, state, PUBLIC))}</p>"
         f"{_table_html(game, state, PUBLIC, info.players)}{_moves_html(game, info, events, PUBLIC)}"
     )
-    data = {"kind": "watch", "game": info.id, "seq": info.last_seq, "stream": f"/games/{info.id}/stream?as=public&after={info.last_seq}"}
+    data = {
+        "kind": "watch",
+        "game": info.id,
+        "seq": info.last_seq,
+        "stream": f"/games/{info.id}/stream?as=public&after={info.last_seq}",
+    }
     return html_page(_document(f"{game.title}: watching", body, data))
 
 
-# --- Pages ----------------------------------------------------------------------------------------------------------------
+# --- Pages ------------------------------------------------------------------------------------------------------------
 
 
 def _fold(game: AnyGame, events: Sequence[Event]) -> Any:
@@ -576,13 +582,15 @@ def _table_tools(page: Page, token: str | None, request: Request, open_game: boo
             qr = segno.make(join, error="m").svg_inline(scale=4, dark="#000", light="#fff")
             parts.append(
                 f'<details class="seat" open><summary>{html.escape(name)} records on their phone: scan</summary>'
-                f'{qr}<p><a class="join" id="join-{seat}" href="{html.escape(join)}">{html.escape(name)}\'s link</a></p>'
+                f'{qr}<p><a class="join" id="join-{seat}" href="{html.escape(join)}">'
+                f"{html.escape(name)}'s link</a></p>"
                 "</details>"
             )
         else:
             hand = _address(info.id, token, page.phones | {seat})
             parts.append(
-                f'<p><a class="go" id="phone-{seat}" href="{html.escape(hand)}">{html.escape(name)} joins on a phone</a></p>'
+                f'<p><a class="go" id="phone-{seat}" href="{html.escape(hand)}">'
+                f"{html.escape(name)} joins on a phone</a></p>"
             )
     parts.append(f'<p><a id="watch" href="/record/{info.id}/watch">Spectators\' link</a></p>')
     return "".join(parts)
@@ -636,7 +644,8 @@ SCRIPT = """
     post('/record/' + data.game + '/tap', {seq: data.seq, choice, phones: data.phones});
   }));
   const undo = document.getElementById('undo');
-  if (undo) undo.addEventListener('click', () => post('/record/' + data.game + '/undo', {seq: data.seq, phones: data.phones}));
+  const undone = () => post('/record/' + data.game + '/undo', {seq: data.seq, phones: data.phones});
+  if (undo) undo.addEventListener('click', undone);
   // Another phone's events arrive by the game's live stream; an undo (a new branch) by a slower look.
   const stream = new EventSource(data.stream);
   stream.addEventListener('event', () => go(plain()));

@@ -65,7 +65,7 @@ def test_what_a_draw_takes_must_still_be_there() -> None:
         left_after([1, 2], [3])
 
 
-# --- Through a real server ---------------------------------------------------------------------------------------------
+# --- Through a real server --------------------------------------------------------------------------------------------
 
 
 def _page(api: Api, url: str) -> tuple[str, dict[str, Any]]:
@@ -124,3 +124,56 @@ def _log_line(event: dict[str, Any]) -> dict[str, Any]:
 
 def _table_token(api: Api, game_id: int) -> str:
     return str(api.ok("GET", f"/games/{game_id}/tokens", ADMIN)["tokens"]["table"])
+
+
+def _tapped(api: Api, url: str, times: int) -> dict[str, Any]:
+    """Tap the preferred option `times` times from the page at `url`; the last page's data."""
+    for taps in range(times):
+        text, page = _page(api, url)
+        options = [(json.loads(html.unescape(c)), html.unescape(label)) for c, label in OPTION.findall(text)]
+        url = _tap(api, page, options[preferred([label for _, label in options], taps)][0], _token(page["url"]))
+    return _page(api, url)[1]
+
+
+def _dealt_motto(api: Api) -> tuple[dict[str, Any], dict[str, Any]]:
+    started = api.ok("POST", "/record/games", ADMIN, json={"game": "motto", "players": ["Ann", "Ben"]})
+    page = _tapped(api, started["url"], 8)  # two cards to each hand, four to the pool
+    tokens = api.ok("GET", f"/games/{page['game']}/tokens", ADMIN)["tokens"]
+    return page, tokens
+
+
+def test_a_seat_page_may_not_record_chance_nor_undo(api: Api) -> None:
+    page, tokens = _dealt_motto(api)
+    ben = tokens["seats"][1]
+    answer = api.call("POST", f"/record/{page['game']}/tap", ben, json={"seq": page["seq"], "choice": {"action": 0}})
+    assert answer.status_code == 403 and "another phone" in answer.json()["error"]  # Ann is to move
+    answer = api.call("POST", f"/record/{page['game']}/undo", ben, json={"seq": page["seq"]})
+    assert answer.status_code == 403
+
+
+def test_the_spectators_page_shows_no_card_of_a_hand(api: Api) -> None:
+    page, tokens = _dealt_motto(api)
+    dealt = api.ok("GET", f"/games/{page['game']}/events?after=1&limit=1", tokens["table"])["events"][0]
+    hands = {card for hand in dealt["hands"] for card in hand} - set(dealt["pool"])
+    watched = api.http.get(f"/record/{page['game']}/watch")
+    assert watched.status_code == 200 and hands
+    assert not any(card in watched.text for card in hands)
+
+
+def test_undo_branches_before_the_last_event_and_the_old_page_follows(api: Api) -> None:
+    page, tokens = _dealt_motto(api)
+    page = _tapped(api, page["url"], 2)
+    game_id, seq = page["game"], page["seq"]
+    undone = api.ok("POST", f"/record/{game_id}/undo", tokens["table"], json={"seq": seq})
+    branch = api.ok("GET", f"/record/{game_id}/now")
+    assert branch["id"] != game_id and branch["seq"] == seq - 1 and f"/record/{branch['id']}?" in undone["url"]
+    assert api.ok("GET", f"/games/{branch['id']}")["parent"] == game_id
+    followed = api.http.get(f"/record/{game_id}?token={tokens['seats'][1]}", follow_redirects=True)
+    assert f"/record/{branch['id']}?token=" in str(followed.url)
+    assert _data_of(followed.text)["seq"] == seq - 1
+
+
+def _data_of(text: str) -> dict[str, Any]:
+    found = re.search(r'<script type="application/json" id="page-data">(.*?)</script>', text)
+    assert found is not None
+    return dict(json.loads(found[1]))
