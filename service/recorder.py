@@ -602,7 +602,9 @@ h1{font-size:1.3rem} h2{font-size:1.1rem;margin:1rem 0 .4rem}
 button,.go,.pick,input.name{display:block;width:100%;box-sizing:border-box;min-height:48px;font-size:1.05rem;
 margin:6px 0;padding:10px;border-radius:8px;border:1px solid #888;background:#f4f4f4;text-align:left}
 .go{background:#1b5e20;color:#fff;text-decoration:none;text-align:center}
-button.option{background:#e3f2fd} button.undo{background:#fff3e0} button.back{display:inline;width:auto;min-height:0}
+button.option{background:#e3f2fd;margin:0}
+.options{display:grid;grid-template-columns:1fr 1fr;gap:6px}
+button.undo{background:#fff3e0} button.back{display:inline;width:auto;min-height:0}
 pre.table{overflow-x:auto;font-size:.72rem;background:#fafafa;padding:6px}
 #error{color:#b00020;font-weight:bold} .moves{font-size:.9rem;padding-left:1.6rem}
 """
@@ -648,7 +650,8 @@ SCRIPT = """
   if (undo) undo.addEventListener('click', undone);
   // Another phone's events arrive by the game's live stream; an undo (a new branch) by a slower look.
   const stream = new EventSource(data.stream);
-  stream.addEventListener('event', () => go(plain()));
+  let soon = null;  // a burst of another phone's events: one reload, a moment after the first
+  stream.addEventListener('event', () => { if (!soon) soon = setTimeout(() => go(plain()), 250); });
   stream.addEventListener('end', () => stream.close());
   async function look() {
     if (leaving) return;

@@ -105,8 +105,9 @@ def _record(api: Api, table: Any, seat: Any, watcher: Any | None, game: str, sho
                 tokens = api.ok("GET", f"/games/{game_id}/tokens", ADMIN)["tokens"]
                 _at(seat, game_id, _data(table)["seq"])  # the seat's page follows to the branch by itself
                 continue
-            if shot and taps == 12:
+            if shot and taps >= 12:  # the table's page mid-game, the deal done: the README's picture
                 table.screenshot(path=str(SCREENSHOT))
+                shot = False
             taps += _tap_all(table, taps)
         else:
             _at(seat, game_id, now["seq"])
