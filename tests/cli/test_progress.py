@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from loom.engine.registry import get_game
-from loom.replay.logfile import CHUNK_LINES, export_lines
+from loom.replay.logfile import CHUNK_LINES, WINDOW, export_lines
 from loom.replay.simulate import BATCH, simulate
 from loom.replay.store import Store
 
