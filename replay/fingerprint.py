@@ -57,10 +57,13 @@ def fingerprint(game: str, bots: Sequence[str | None], events: EventColumns) -> 
 
 def of_new_game(game: NewGame) -> str | None:
     """A new game's fingerprint; None for a branch, whose prefix is its parent's (`fill` computes it once stored)."""
-    if game.fork_seq:
+    if game.fork_seq or not game.events.seq:  # no events of its own (a hand-made row): nothing to tell it by
         return None
     load_events_of(game.game)
-    return fingerprint(game.game, [seat.bot for seat in game.seats], game.events)
+    try:
+        return fingerprint(game.game, [seat.bot for seat in game.seats], game.events)
+    except LoomError:  # an event of no known type: the insert refuses it with its own cause
+        return None
 
 
 def fill(db: Connection, progress: Callable[[int], None] = lambda done: None) -> int:

@@ -72,7 +72,7 @@ def test_a_database_of_schema_1_gains_the_new_projections_when_opened(tmp_path: 
         old.con.execute("DROP TABLE turn_facts; DROP TABLE game_facts; DROP TABLE win_chances; DROP TABLE key_moments")
         old.con.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
     with Store.open(path) as upgraded:
-        assert rows(upgraded, "SELECT value FROM meta WHERE key = 'schema_version'") == [("4",)]
+        assert rows(upgraded, "SELECT value FROM meta WHERE key = 'schema_version'") == [("5",)]
         assert rebuild(upgraded) == 1
         assert rows(upgraded, "SELECT count(*) FROM turn_facts")[0][0] > 0
 

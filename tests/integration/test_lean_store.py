@@ -21,7 +21,7 @@ CREATE TABLE events (
 )
 """
 EVENTS = "SELECT * FROM events ORDER BY game_id, seq"
-GAMES = "SELECT * FROM games ORDER BY id"
+GAMES = "SELECT * EXCLUDE (fingerprint) FROM games ORDER BY id"  # a migration fills the fingerprints left NULL
 VERSION = "SELECT value FROM meta WHERE key = 'schema_version'"
 
 
@@ -127,7 +127,7 @@ def test_a_store_of_schema_2_loses_the_event_key_and_keeps_every_game_and_event(
     with Store.open(path, read_only=True) as old:
         before = exported(old), rows(old, GAMES), rows(old, EVENTS)
     with Store.open(path) as migrated:
-        assert rows(migrated, VERSION) == [("4",)]
+        assert rows(migrated, VERSION) == [("5",)]
         assert event_keys(migrated) == set()
         assert (exported(migrated), rows(migrated, GAMES), rows(migrated, EVENTS)) == before
         stored = rows(migrated, "SELECT game_id, seq FROM events")  # in the order of the file
