@@ -21,7 +21,7 @@ CREATE TABLE events (
 )
 """
 EVENTS = "SELECT * FROM events ORDER BY game_id, seq"
-GAMES = "SELECT * EXCLUDE (fingerprint) FROM games ORDER BY id"  # a migration fills the fingerprints left NULL
+GAMES = "SELECT * EXCLUDE (fingerprint) FROM games ORDER BY id"  # the migration computes the fingerprints
 VERSION = "SELECT value FROM meta WHERE key = 'schema_version'"
 
 
@@ -108,6 +108,8 @@ def schema_2_store(path: Path) -> None:
     con.execute(SCHEMA_2_EVENTS)
     con.execute("INSERT INTO events SELECT * FROM unsorted ORDER BY seq DESC")  # out of order on purpose
     con.execute("DROP TABLE unsorted")
+    for column in ("fingerprint", "played", "place", "event", "round", "notes"):  # schema 5's
+        con.execute(f"ALTER TABLE games DROP COLUMN {column}")
     con.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
     con.close()
 
