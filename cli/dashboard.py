@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Annotated
@@ -51,8 +53,8 @@ def dashboard_command(
         html, behind = _from_lake(lake, game, when, bot, self_play), 0
     else:
         catch_up(db)
-        with open_store(db, read_only=True, threads=os.cpu_count()) as store:
-            html = report_html(store, game, when, bot, self_play)
+        with open_store(db, read_only=True, threads=os.cpu_count()) as store, _steps() as progress:
+            html = report_html(store, game, when, bot, self_play, progress)
             behind = store.report_behind(game)
     write_page(output, html)
     if behind:
@@ -69,8 +71,15 @@ def _from_lake(lake: Path, game: str | None, since: datetime | None, bot: str | 
     from loom.dashboards.report import report_html
     from loom.replay.lake import lake_store
 
-    with lake_store(lake, threads=os.cpu_count()) as store:
-        return report_html(store, game, since, bot, self_play)
+    with lake_store(lake, threads=os.cpu_count()) as store, _steps() as progress:
+        return report_html(store, game, since, bot, self_play, progress)
+
+
+@contextmanager
+def _steps() -> Iterator[Callable[[int, int], None]]:
+    """A bar of the report's steps (each game's section, then the page), on a terminal only."""
+    with progress_bar("drawing", None) as advance:
+        yield lambda done, steps: advance(1)
 
 
 def catch_up(db: Path | None) -> None:

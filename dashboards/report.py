@@ -183,15 +183,24 @@ def report_html(
     since: datetime | None = None,
     bot: str | None = None,
     self_play: bool = False,
+    progress: Callable[[int, int], None] = lambda done, steps: None,
 ) -> str:
-    """The dashboard of the chosen games as one self-contained HTML page."""
+    """The dashboard of the chosen games as one self-contained HTML page; `progress(done, steps)` after each game's
+    section and the page."""
     selection = Selection(game, since, bot, self_play)
     names = [get_game(game).name] if game else store.recorded_kinds()
-    reports = [r for r in (game_section(store, name, selection) for name in names) if r is not None]
+    reports = []
+    for done, name in enumerate(names, start=1):
+        report = game_section(store, name, selection)
+        if report is not None:
+            reports.append(report)
+        progress(done, len(names) + 1)
     if not reports:
         which = f"{game} " if game else ""
         raise LoomError(f"no finished {which}games to report on {selection.describe()}".strip())
     subtitle = selection.describe()
     games = [r.section for r in reports]
     sections = [_overview(reports, selection, store.report_behind(game)), _contents(games), *games]
-    return page(f"Loom dashboard{': ' + subtitle if subtitle else ''}", sections)
+    html = page(f"Loom dashboard{': ' + subtitle if subtitle else ''}", sections)
+    progress(len(names) + 1, len(names) + 1)
+    return html
