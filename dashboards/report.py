@@ -61,7 +61,7 @@ def _summary(summary: pd.Series, title: str) -> str:
     first, last = summary["first"], summary["last"]
     when = f"{first:%Y-%m-%d}" if f"{first:%Y-%m-%d}" == f"{last:%Y-%m-%d}" else f"{first:%Y-%m-%d} to {last:%Y-%m-%d}"
     return (
-        f"{summary['games']:,} finished {title} games ({', '.join(summary['sources'])}), recorded {when}; "
+        f"{summary['games']:,} finished {title} games ({', '.join(summary['sources'])}), played {when}; "
         f"{counts} players a game; {summary['names']:,} player names; "
         f"seats played by {', '.join(summary['bots'])}."
     )
@@ -146,8 +146,9 @@ def _overview(reports: list[GameReport], selection: Selection, behind: int) -> S
     return Section(
         "Summary",
         [
-            f"{games:,} finished games{chosen}: {each}; {names:,} player names; recorded from {first:%Y-%m-%d %H:%M} "
-            f"to {last:%Y-%m-%d %H:%M}. Branches are left out: they are what-ifs, not games anyone played.",
+            f"{games:,} finished games{chosen}: {each}; {names:,} player names; played (or, without a date in "
+            f"their log, recorded) from {first:%Y-%m-%d %H:%M} to {last:%Y-%m-%d %H:%M}. Branches are left out: "
+            "they are what-ifs, not games anyone played.",
             "Hover over a figure for its numbers; figures are per game, since scores of different games differ.",
             *(
                 [

@@ -219,7 +219,7 @@ _SELF_PLAY = "(SELECT count(DISTINCT s.bot) = 1 AND count(s.bot) = count(*) FROM
 CHOOSE_GAMES = f"""
 CREATE OR REPLACE TEMP TABLE chosen AS
 SELECT * FROM (
-    SELECT g.id, g.players, g.turns, g.last_seq AS events, g.source, g.created_at,
+    SELECT g.id, g.players, g.turns, g.last_seq AS events, g.source, {PLAYED_AT} AS played_at,
            (SELECT count(*) FROM results r WHERE r.game_id = g.id AND r.winner) = 1 AS single_winner,
            {_SELF_PLAY} AS self_play
     FROM games g
@@ -234,7 +234,7 @@ SELECT * FROM (
 RECORDED_GAMES = "SELECT DISTINCT game FROM games WHERE status = 'finished' AND parent_id IS NULL ORDER BY game"
 
 SUMMARY = ReportQuery("""
-SELECT count(*) AS games, min(created_at) AS first, max(created_at) AS last,
+SELECT count(*) AS games, min(played_at) AS first, max(played_at) AS last,
        (SELECT count(DISTINCT s.name) FROM seats s JOIN chosen c ON c.id = s.game_id) AS names,
        (SELECT list(DISTINCT coalesce(s.bot, 'human') ORDER BY coalesce(s.bot, 'human'))
         FROM seats s JOIN chosen c ON c.id = s.game_id) AS bots,

@@ -120,3 +120,15 @@ def _chooses(*filters: str, db: Path) -> bool:
     code, _, stderr = logs("export", *filters, "--db", db)
     assert code == 0 or "no game matches" in stderr, stderr
     return code == 0
+
+
+def test_the_dashboard_chooses_and_dates_games_by_the_day_played(tmp_path: Path) -> None:
+    played, db, page = tmp_path / "played.duckdb", tmp_path / "t.duckdb", tmp_path / "report.html"
+    ok("simulate", "motto", "-n", "1", "--seed", "1", "--db", played)
+    header, *events = ok("export", "1", "--db", played).splitlines()
+    log = tmp_path / "dated.jsonl"  # a finished game played long before it was recorded
+    log.write_text("\n".join([json.dumps(json.loads(header) | {"date": "2020-05-01"}), *events]) + "\n")
+    ok("import", log, "--db", db)
+    ok("dashboard", "--db", db, "-o", page)
+    assert "played 2020-05-01" in page.read_text(encoding="utf-8")
+    assert "no finished games to report on" in fails("dashboard", "--since", "2021-01-01", "--db", db, "-o", page)
