@@ -251,7 +251,9 @@ CONTROLS = (
 WHATIF = """
 <section class="whatif" id="whatif"><h2>What if?</h2>
 <p class="note">Another move at the start of the turn shown, played on to the end by a bot as a branch of this game;
-branching uses this page's own token, with its rights and no more.</p>
+branching uses this page's own token, with its rights and no more. With a seat's token it is that seat's what-if: the
+cards it could not see are dealt at random from those it has not seen, and both lines' chances are over such sampled
+deals, never the real ones.</p>
 <p><label>Bot for the rest: <select id="whatif-bot"></select></label></p>
 <p id="whatif-status" role="status"></p>
 <ul id="legal"></ul>
@@ -369,7 +371,16 @@ WHATIF_SCRIPT = """
               return data.players[s]; }).join(" and ") : ""));
           li.className = "branch";
           li.dataset.game = b.id;
-          if (b.branches.length) { const sub = document.createElement("ul"); walk(b, sub); li.appendChild(sub); }
+          if (b.branches.length || b.whatifs.length) {
+            const sub = document.createElement("ul"); walk(b, sub); li.appendChild(sub);
+          }
+          into.appendChild(li);
+        });
+        node.whatifs.forEach(function (w) {
+          const li = item("what-if " + w.whatif + " of " + data.players[w.seat] + " at turn " + w.fork_turn +
+                          ", on a sampled deal");
+          li.className = "whatif";
+          li.dataset.whatif = w.whatif;
           into.appendChild(li);
         });
       })(root, list);
@@ -403,16 +414,21 @@ WHATIF_SCRIPT = """
     legal.querySelectorAll("button").forEach(function (b) { b.disabled = true; });
     call("POST", "/games/" + data.game + "/branches", {turn: turn, actions: [action], bot: bots.value}, token)
       .then(function (made) {
-        say("game " + made.id + " branched; estimating both lines' chances at the start of turn " + (turn + 1) + "…");
+        // A seat's what-if (made.whatif) is no game: it is read, and its chances asked, under its parent.
+        const name = made.whatif ? "what-if " + made.whatif : "game " + made.id;
+        say(name + " made; estimating both lines' chances at the start of turn " + (turn + 1) + "…");
         tree();
-        const lines = [chances(data.game, turn + 1, token), chances(made.id, turn + 1, made.tokens.table)];
-        return Promise.allSettled(lines).then(function (both) {
+        const other = made.whatif ? call("GET", "/games/" + data.game + "/whatifs/" + made.whatif + "/chances?turn=" +
+                                         (turn + 1) + "&bot=" + encodeURIComponent(bots.value), null, token)
+                                  : chances(made.id, turn + 1, made.tokens.table);
+        return Promise.allSettled([chances(data.game, turn + 1, token), other]).then(function (both) {
           compare.replaceChildren(column("as played (game " + data.game + ")", both[0]),
-                                  column("what if (game " + made.id + ")", both[1]));
-          compare.dataset.branch = made.id;
+                                  column("what if (" + name + ")", both[1]));
+          if (made.whatif) compare.dataset.whatif = made.whatif; else compare.dataset.branch = made.id;
           const done = both.find(function (one) { return one.status === "fulfilled"; });
-          say("game " + made.id + ": " + made.status + "; chances to win at the start of turn " + (turn + 1) +
-              " on each line" + (done ? ", by " + done.value.rollouts + " rollouts with " + done.value.bot : ""));
+          say(name + ": " + made.status + "; chances to win at the start of turn " + (turn + 1) + " on each line" +
+              (done ? ", by " + done.value.rollouts + " rollouts with " + done.value.bot : "") +
+              (made.whatif ? ", each over deals sampled from your view (the real hidden cards are never used)" : ""));
         });
       })
       .catch(function (e) { say("refused: " + e.message); })

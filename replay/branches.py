@@ -1,20 +1,45 @@
-"""Branches: a new game that shares a prefix of another, plays other actions there, and goes on its own way."""
+"""Branches: a new game that shares a prefix of another, plays other actions there, and goes on its own way; and a
+seat's what-if, a line played from that seat's view with every card it could not see dealt anew.
+
+A branch (the table's) plays on with the recorded deal: it is a stored game that shares its parent's events up to
+the fork (DESIGN.md contract 6). A seat may not see that deal, so its what-if is not stored as a game. It is kept as
+its recipe (parent, fork turn, seat, seed, actions, bot: `WhatIf`, in the store's meta table under
+`whatif/<game>/<number>`), and its line is played again from the recipe whenever it is read:
+
+- its start is `game.determinize(game.view(position, seat), seat, rng)`: the seat's own view of the parent's real
+  position (its prefix, read as that seat sees it), with each card hidden from the seat dealt at random from the cards
+  it has not seen; the rng comes from the what-if's own seed, and so do chance and the bots after it (never the
+  parent's seed, which fixes the real deal). The line is therefore a function of the seat's view alone: it names no
+  card of the parent that the seat could not see, only sampled ones.
+- it has no game id, no events, no tokens and no facts: `logs replay`, `logs export`, `logs analyse`, the games list,
+  the live stream and the parent's pages never show it (there is nothing of it to show), and the parent's log is
+  unchanged. It is read through the what-if routes (service/board.py), by that seat's token of the parent, the table's
+  or the admin's: it shows the seat's own cards at the fork, so no other seat reads it.
+- the tree lists it under its parent with what is public only (number, seat, fork turn, bot, seed), not the action
+  (which may name a card of the seat's hand) nor the outcome.
+- its chances, and a seat's chances of the real line, are estimated over sampled deals: each rollout deals the
+  cards hidden from the seat anew (`sampled_chances`).
+"""
 
 from __future__ import annotations
 
+import json
+import secrets
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from random import Random
 from typing import Any
 
 from loom.engine.play import Step, act, chance_rng, play_out
-from loom.engine.protocol import Game
+from loom.engine.protocol import CHANCE_TO_MOVE, Game
 from loom.engine.registry import get_bot
+from loom.engine.search import shares
 from loom.events.base import IllegalAction
+from loom.replay.chances import Chances, estimate, rollout
 from loom.replay.game_json import game_json
 from loom.replay.projections import result_rows
 from loom.replay.recorder import event_rows, snapshot_rows, status_of
-from loom.replay.replay import Position, position
+from loom.replay.replay import OutOfRange, Position, position
 from loom.replay.store import GameInfo, NewGame, Seat, Store
 
 
@@ -93,13 +118,15 @@ class Node:
     fork_turn: int | None
     winners: list[int]
     children: list[Node] = field(default_factory=list)
+    whatifs: list[WhatIf] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         """The tree as JSON, for `logs tree --json` and the service: each game as in a list (`game_json`), with
-        the turn it forks at and its branches."""
+        the turn it forks at, its branches and its seats' what-ifs (their public part)."""
         return game_json(self.info, self.winners) | {
             "fork_turn": self.fork_turn,
             "branches": [child.to_json() for child in self.children],
+            "whatifs": [whatif.public_json() for whatif in self.whatifs],
         }
 
 
@@ -108,10 +135,159 @@ def tree(store: Store, game_id: int) -> Node:
 
     def node(info: GameInfo, fork_turn: int | None) -> Node:
         winners = [r.seat for r in store.results(info.id) if r.winner]
-        here = Node(store.game(info.id), fork_turn, winners)
+        here = Node(store.game(info.id), fork_turn, winners, whatifs=whatifs(store, info.id))
         for child in store.children(info.id):
             fork_event = store.load(info.id, after=child.fork_seq - 1, upto=child.fork_seq) if child.fork_seq else []
             here.children.append(node(child, fork_event[0].turn + 1 if fork_event else 1))
         return here
 
     return node(store.game(game_id), None)
+
+
+# --- A seat's what-if ----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class WhatIf:
+    """A seat's what-if of a game: its recipe, from which its line is played again whenever it is read."""
+
+    parent: int
+    number: int
+    seat: int
+    fork_turn: int
+    fork_seq: int
+    seed: int
+    actions: tuple[Any, ...]
+    bot: str | None
+
+    def public_json(self) -> dict[str, Any]:
+        """What anyone may know of it (the tree): not its actions, which may name a card of the seat's hand."""
+        return {
+            "whatif": self.number,
+            "seat": self.seat,
+            "fork_turn": self.fork_turn,
+            "bot": self.bot,
+            "seed": self.seed,
+            "sampled": True,
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        """The whole recipe, for the seat that made it (and the table)."""
+        return self.public_json() | {"parent": self.parent, "fork_seq": self.fork_seq, "actions": list(self.actions)}
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """A what-if's line: its sampled start, the steps played from it, and the state after them."""
+
+    game: Game
+    start: Any
+    steps: list[Step]
+    end: Any
+
+    def at_turn(self, turn: int) -> Any:
+        """The line's state at the start of `turn` (its start before the first step's turn, its end past the last)."""
+        state = self.start
+        for one in self.steps:
+            if one.turn >= turn:
+                break
+            state = self.game.apply(state, one.payload)
+        return state
+
+
+def _key(game_id: int, number: int) -> str:
+    return f"whatif/{game_id}/{number}"
+
+
+def sampled_start(game: Game, state: Any, seat: int, seed: int) -> Any:
+    """The position as `seat` sees it, each card hidden from it dealt at random (from `seed`) from the cards it has
+    not seen: it depends on the seat's view alone, never on the real hidden cards."""
+    return game.determinize(game.view(state, seat), seat, Random(f"loom/whatif/{seed}"))
+
+
+def sampled_line(
+    game: Game, state: Any, seat: int, seed: int, fork_seq: int, actions: Sequence[Any], bot: str | None
+) -> Line:
+    """The line of a what-if of `seat` from the real position `state` (after event `fork_seq`): its start sampled
+    from the seat's view, the seat's `actions` played there, then the bot to the end; chance and the bots take
+    their random numbers from the what-if's seed only."""
+    start = sampled_start(game, state, seat, seed)
+    mover = game.to_move(start)
+    if actions and mover != seat:
+        whose = (
+            "chance" if mover == CHANCE_TO_MOVE else "nobody (the game is over)" if mover is None else f"seat {mover}"
+        )
+        raise IllegalAction(f"{whose} moves at this position: seat {seat}'s what-if plays only seat {seat}'s moves")
+    end, steps = advance(game, start, seed, fork_seq, actions, bot)
+    return Line(game, start, steps, end)
+
+
+def line_of(store: Store, whatif: WhatIf) -> Line:
+    """A what-if's line, played again from its recipe and its parent's position at the fork."""
+    at = position(store, whatif.parent, turn=whatif.fork_turn)
+    return sampled_line(at.game, at.state, whatif.seat, whatif.seed, at.seq, whatif.actions, whatif.bot)
+
+
+def plan_whatif(
+    store: Store, game_id: int, turn: int, seat: int, actions: Sequence[Any], bot: str | None
+) -> tuple[WhatIf, Line]:
+    """A new what-if of `seat` at the start of `turn` (its number still 0: `record_whatif` gives it one) and its
+    line, with a fresh seed; IllegalAction (nothing recorded) if an action fails."""
+    at = position(store, game_id, turn=turn)
+    if bot is not None:
+        get_bot(at.game, bot)
+    whatif = WhatIf(game_id, 0, seat, turn, at.seq, secrets.randbits(48), tuple(actions), bot)
+    return whatif, sampled_line(at.game, at.state, seat, whatif.seed, at.seq, actions, bot)
+
+
+def record_whatif(store: Store, whatif: WhatIf) -> WhatIf:
+    """Keep the recipe under the game's next what-if number; the what-if with its number."""
+    numbered = WhatIf(**{**asdict(whatif), "number": len(whatifs(store, whatif.parent)) + 1})
+    store.set_meta(_key(whatif.parent, numbered.number), json.dumps(numbered.to_json()))
+    return numbered
+
+
+def _recipe(game_id: int, number: int, text: str) -> WhatIf:
+    data = json.loads(text)
+    return WhatIf(
+        game_id,
+        number,
+        data["seat"],
+        data["fork_turn"],
+        data["fork_seq"],
+        data["seed"],
+        tuple(data["actions"]),
+        data["bot"],
+    )
+
+
+def whatifs(store: Store, game_id: int) -> list[WhatIf]:
+    """The game's what-ifs, oldest first."""
+    found: list[WhatIf] = []
+    while (text := store.meta(_key(game_id, len(found) + 1))) is not None:
+        found.append(_recipe(game_id, len(found) + 1, text))
+    return found
+
+
+def whatif_of(store: Store, game_id: int, number: int) -> WhatIf:
+    """What-if `number` of the game; OutOfRange if it has none of that number."""
+    text = store.meta(_key(game_id, number)) if number >= 1 else None
+    if text is None:
+        raise OutOfRange(f"game {game_id} has no what-if {number}")
+    return _recipe(game_id, number, text)
+
+
+def sampled_chances(game: Game, state: Any, seat: int, *, rollouts: int, bot: str) -> Chances:
+    """Each seat's chance to win from `state` as `seat` knows it: every rollout deals the cards hidden from the seat
+    anew, so the estimate tells the seat nothing it could not see. Rollout i of any position uses the same random
+    numbers, so two lines compare fairly."""
+    get_bot(game, bot)
+    if game.to_move(state) is None:
+        won = shares(game, state)
+        return Chances(tuple(won), (0.0,) * len(won), 0, bot)
+    view = game.view(state, seat)
+    outcomes = []
+    for index in range(rollouts):
+        key = f"loom/sampled-chances/{index}"
+        outcomes.append(rollout(game, game.determinize(view, seat, Random(key)), bot, key))
+    return estimate(game, state, outcomes, bot)

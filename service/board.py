@@ -1,5 +1,6 @@
 """The routes of the served board: plotly.js and the API docs' files from the installed packages (compressed once,
-cached by browsers), the API docs without any CDN, and a position's win chances for what-if in place.
+cached by browsers), the API docs without any CDN, a position's win chances for what-if in place, and a seat's
+what-ifs (replay/branches.py says how they are kept and why they name no card the seat could not see).
 
 A served page loads plotly.js from here instead of embedding its 4.8 MB; the address carries plotly's version, so
 a browser keeps the file for good and asks again only after an upgrade. The docs' files are fastapi-offline's copies
@@ -21,8 +22,15 @@ from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html, get_swagge
 from fastapi.responses import HTMLResponse, Response
 from starlette.exceptions import HTTPException
 
+from loom.engine.protocol import Game
+from loom.events.base import Event
+from loom.replay.branches import WhatIf, line_of, sampled_chances, whatif_of
+from loom.replay.replay import position
+from loom.replay.store import Store
 from loom.service import reading
+from loom.service.access import Forbidden, Unauthorized
 from loom.service.context import Caller, Service, caller_of, no_token_in_address, service_of
+from loom.service.views import whole
 
 PLOTLY_JS = f"/static/plotly.min.js?v={plotly.__version__}"
 """Where a served page loads plotly.js from."""
@@ -137,6 +145,85 @@ def read_chances(
     bot: Annotated[str | None, Query(description="the bot that plays the rollouts (default: greedy)")] = None,
     rollouts: Annotated[int, Query(ge=1, le=reading.MAX_ROLLOUTS)] = reading.ROLLOUTS,
 ) -> dict[str, Any]:
-    """Each seat's chance to win from a position (the end without `turn`), by games played out with a bot from
-    every hand: so, like a branch, it needs the game's table token or the admin token."""
-    return reading.chances_at(service, caller, game_id, turn, bot, rollouts)
+    """Each seat's chance to win from a position (the end without `turn`), by games played out with a bot: from
+    every hand for the game's table token or the admin token; for a seat's token, over sampled deals (each rollout
+    deals the cards that seat cannot see anew: `"sampled": true`)."""
+    store = service.db.reader()
+    info = store.game_row(game_id)
+    grant = caller.grant(service, info)
+    if grant.everything or grant.seat is None:
+        return reading.chances_at(service, caller, game_id, turn, bot, rollouts) | {"sampled": False}
+    at = position(store, game_id, turn=turn) if turn is not None and turn <= info.turns else position(store, game_id)
+    return _sampled(at.game, at.state, grant.seat, bot, rollouts) | {"id": game_id, "turn": at.turn, "seq": at.seq}
+
+
+def _sampled(game: Game, state: Any, seat: int, bot: str | None, rollouts: int) -> dict[str, Any]:
+    """A position's chances as `seat` may know them, over sampled deals."""
+    bot = bot if bot is not None else "greedy" if "greedy" in game.bots else sorted(game.bots)[0]
+    found = sampled_chances(game, state, seat, rollouts=rollouts, bot=bot)
+    return {
+        "as": seat,
+        "sampled": True,
+        "chance": list(found.chance),
+        "margin": list(found.margin),
+        "rollouts": found.rollouts,
+        "bot": found.bot,
+    }
+
+
+def _whatif(service: Service, caller: Caller, game_id: int, number: int) -> tuple[Store, WhatIf]:
+    """What-if `number` of the game, if the caller may read it: its seat's token of the game, the table's or the
+    admin's (it shows that seat's own cards at the fork)."""
+    store = service.db.reader()
+    info = store.game_row(game_id)
+    grant = caller.grant(service, info)
+    whatif = whatif_of(store, game_id, number)
+    if not grant.everything and grant.seat != whatif.seat:
+        refused = Forbidden if caller.token is not None else Unauthorized
+        raise refused(
+            f"this what-if of game {game_id} is seat {whatif.seat}'s: it needs seat {whatif.seat}'s token of the "
+            "game, its table token or the admin token"
+        )
+    return store, whatif
+
+
+@router.get("/games/{game_id}/whatifs/{number}", tags=["branches"], dependencies=[Depends(no_token_in_address)])
+def read_whatif(game_id: int, number: int, service: Svc, caller: Who) -> dict[str, Any]:
+    """A seat's what-if, played again from its recipe: its start at the fork (the seat's view, the cards it could
+    not see dealt from its seed), its events after the fork and its end. Every card in it is the seat's own, one it
+    saw, or a sampled one, so the seat reads it whole."""
+    store, whatif = _whatif(service, caller, game_id, number)
+    line = line_of(store, whatif)
+    game = line.game
+    over = game.to_move(line.end) is None
+    events = [
+        whole(Event(game_id, seq, one.turn, one.actor, one.payload))
+        for seq, one in enumerate(line.steps, start=whatif.fork_seq + 1)
+    ]
+    return whatif.to_json() | {
+        "game": game.name,
+        "start": game.describe(line.start),
+        "events": events,
+        "end": game.describe(line.end),
+        "status": "finished" if over else "open",
+        "scores": game.scores(line.end),
+        "winners": game.winners(line.end) if over else [],
+    }
+
+
+@router.get("/games/{game_id}/whatifs/{number}/chances", tags=["branches"], dependencies=[Depends(no_token_in_address)])
+def read_whatif_chances(
+    game_id: int,
+    number: int,
+    service: Svc,
+    caller: Who,
+    turn: Annotated[int | None, Query(ge=1, description="the start of this turn of the line (none: its end)")] = None,
+    bot: Annotated[str | None, Query(description="the bot that plays the rollouts (default: greedy)")] = None,
+    rollouts: Annotated[int, Query(ge=1, le=reading.MAX_ROLLOUTS)] = reading.ROLLOUTS,
+) -> dict[str, Any]:
+    """Each seat's chance to win on a what-if's line at the start of `turn`, over sampled deals from the what-if's
+    seat's view (as its chances of the real line are)."""
+    store, whatif = _whatif(service, caller, game_id, number)
+    line = line_of(store, whatif)
+    state = line.end if turn is None else line.at_turn(turn)
+    return _sampled(line.game, state, whatif.seat, bot, rollouts) | {"id": game_id, "whatif": number, "turn": turn}

@@ -15,7 +15,7 @@ from typing import Any
 from loom.engine.protocol import CHANCE_TO_MOVE, Game
 from loom.engine.registry import get_bot, get_game
 from loom.events.base import IllegalAction
-from loom.replay.branches import branch
+from loom.replay.branches import Line, WhatIf, branch, plan_whatif, record_whatif
 from loom.replay.live import Append, Played, add_game, checked_events, dealt_game, played_action, table_game
 from loom.replay.store import GameInfo, NewGame, Seat, Store
 from loom.service.access import Forbidden, Unauthorized, may_act, require_admin
@@ -159,10 +159,13 @@ def _append(live: Live, info: GameInfo, game: Game, before: Any, played: Played,
 
 
 def fork(service: Service, caller: Caller, game_id: int, body: BranchBody) -> Future[dict[str, Any]]:
-    """A branch of the game at the start of a turn; its id and tokens (for the table's or the admin token only).
+    """A branch of the game at the start of a turn: for the table's or the admin token, a game with the recorded deal
+    (its id and tokens); for a seat's token, that seat's what-if, dealt from its own view (`replay.branches`).
 
     A branch plays on with the game's recorded deal and seed, so whoever plays it sees the cards the game would
-    have dealt next: the live game's future draws. Only the table (who sees every card) may do that.
+    have dealt next: the live game's future draws. Only the table (who sees every card) may do that. A seat gets
+    what its own rights allow: a line from its view of the position, every card it could not see dealt anew from
+    a recorded seed, kept as a recipe and never as a game, so no token of it and no door reads the real deal.
     """
     return service.db.submit(lambda live: _forked(service, caller, game_id, body, live))
 
@@ -172,11 +175,11 @@ def _forked(service: Service, caller: Caller, game_id: int, body: BranchBody, li
     grant = caller.grant(service, info)
     if not grant.everything:
         if grant.seat is not None:
-            raise Forbidden(
-                f"a branch plays on with the recorded deal, which seat {grant.seat} has not seen: "
-                "branching needs the table's token"
-            )
-        _refuse(caller, f"branching game {game_id} needs its table token or the admin token")
+            return _seat_whatif(info.game, game_id, grant.seat, body)
+        _refuse(
+            caller,
+            f"branching game {game_id} needs a seat's token of it (a what-if), its table token or the admin token",
+        )
     if body.bot is not None:
         get_bot(get_game(info.game), body.bot)
 
@@ -190,6 +193,31 @@ def _forked(service: Service, caller: Caller, game_id: int, body: BranchBody, li
             "seq": new.last_seq,
             "status": new.status,
             "tokens": service.keys.tokens(new.id, new.players),
+        }
+
+    return Staged(answer, write=write)
+
+
+def _seat_whatif(game_name: str, game_id: int, seat: int, body: BranchBody) -> Staged[dict[str, Any]]:
+    """Seat `seat`'s what-if: played and its recipe numbered and kept by the write, which reads the game once every
+    acknowledged append is in the file (as a branch's does); a failing action refuses it there, nothing kept."""
+    game = get_game(game_name)
+    if body.bot is not None:
+        get_bot(game, body.bot)
+
+    def write(store: Store) -> tuple[WhatIf, Line]:
+        planned, line = plan_whatif(store, game_id, body.turn, seat, body.actions, body.bot)
+        return record_whatif(store, planned), line
+
+    def answer(written: tuple[WhatIf, Line]) -> dict[str, Any]:
+        made, line = written
+        over = game.to_move(line.end) is None
+        return made.to_json() | {
+            "seq": made.fork_seq + len(line.steps),
+            "turns": line.steps[-1].turn if line.steps else made.fork_turn - 1,
+            "status": "finished" if over else "open",
+            "scores": game.scores(line.end),
+            "winners": game.winners(line.end) if over else [],
         }
 
     return Staged(answer, write=write)
