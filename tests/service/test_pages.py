@@ -84,6 +84,28 @@ def test_a_what_if_on_the_served_board_branches_plays_on_and_shows_in_the_tree(a
     assert [(b["id"], b["fork_turn"]) for b in tree["branches"]] == [(branch, 3)]
 
 
+def test_a_seat_plays_a_what_if_on_its_board_from_a_deal_sampled_from_its_view(api: Api) -> None:
+    with browser_tab(f"{api.base}/games/8/replay?token={_seat_token(api, 8, 2)}") as tab:
+        page = tab.page
+        page.keyboard.press("ArrowRight")
+        page.keyboard.press("ArrowRight")  # turn 3: seat 2 to move, so its token lists its actions
+        page.wait_for_selector("#legal li button.legal")
+        assert "turn 3" in page.inner_text("#whatif-status")
+        page.select_option("#whatif-bot", "random")
+        page.locator("#legal button.legal").first.click()
+        page.wait_for_selector("#compare[data-whatif]", timeout=60_000)
+        number = int(page.get_attribute("#compare", "data-whatif") or 0)
+        columns = page.locator("#compare > div")
+        assert columns.count() == 2 and "%" in columns.nth(0).inner_text()  # the real line, over sampled deals
+        assert f"what if (what-if {number})" in columns.nth(1).inner_text() and "%" in columns.nth(1).inner_text()
+        assert "sampled from your view" in page.inner_text("#whatif-status")
+        page.wait_for_selector(f"#tree li.whatif[data-whatif='{number}']")
+        assert "on a sampled deal" in page.inner_text("#tree")
+        assert tab.errors == []
+    tree = api.ok("GET", "/games/8/tree")
+    assert tree["branches"] == [] and [(w["seat"], w["fork_turn"]) for w in tree["whatifs"]] == [(2, 3)]
+
+
 def test_pages_send_a_policy_that_runs_only_their_own_scripts(api: Api) -> None:
     for path in ("/dashboard?game=motto", f"/games/7/replay?token={_seat_token(api, 7, 1)}"):
         page = api.call("GET", path)
