@@ -64,13 +64,16 @@ def test_an_unknown_static_file_is_not_found(api: Api) -> None:
     assert api.call("GET", "/static/docs/core.py").status_code == 404
 
 
-def test_chances_are_for_the_table_and_the_admin_only(api: Api, game: dict[str, Any]) -> None:
+def test_chances_from_every_hand_are_for_the_table_and_the_admin_a_seat_gets_sampled_ones(
+    api: Api, game: dict[str, Any]
+) -> None:
     path = f"/games/{game['id']}/chances?turn=2&rollouts=8"
     told = api.ok("GET", path, game["tokens"]["table"])
     assert told["turn"] == 2 and told["rollouts"] == 8 and told["bot"] == "greedy"
     assert abs(sum(told["chance"]) - 1) < 1e-9 and len(told["margin"]) == 3
     assert api.ok("GET", path, ADMIN)["chance"] == told["chance"]  # the same rollouts: lines compare fairly
-    assert api.call("GET", path, game["tokens"]["seats"][0]).status_code == 403
+    seat = api.ok("GET", path, game["tokens"]["seats"][0])  # over deals sampled from seat 0's view
+    assert seat["sampled"] and not told["sampled"] and seat["as"] == 0 and seat["rollouts"] == 8
     assert api.call("GET", path).status_code == 401
     assert api.call("GET", f"{path}&token={game['tokens']['table']}").status_code == 400
     assert api.call("GET", f"/games/{game['id']}/chances?bot=nobody", ADMIN).status_code == 422

@@ -44,7 +44,7 @@ def test_every_door_gives_a_game_in_one_shape(tmp_path: Path) -> None:
     assert len(finished["scores"]) == len(finished["breakdown"]) == 2 and finished["winners"]
     row = {key: value for key, value in finished.items() if key not in RESULTS}
     assert served["listed"] == [row]
-    assert served["tree"] == row | {"fork_turn": None, "branches": []}
+    assert served["tree"] == row | {"fork_turn": None, "branches": [], "whatifs": []}
     shown = json.loads(ok("show", "1", "--db", db, "--json"))
     assert shown == finished | {"seed": shown["seed"]}  # the command line may see the seed; the service keeps it
     assert json.loads(ok("list", "--db", db, "--json")) == [row]
