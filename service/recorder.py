@@ -1,0 +1,679 @@
+"""The recorder: pages for a phone at a real table, to record a game by tapping, never typing JSON.
+
+The table's phone starts a game (the game and the players' names) and records chance's events (deals, refills); a
+player may join from their own phone by the QR code of their seat's join link and record their own seat's events
+(private draws and peeks), which the table's page does not show. One phone alone may record everything.
+
+Every choice comes from the game's own rules, so nothing here knows one game from another: the seat to move's
+legal actions (`legal_actions` of its view), then whatever chance leaves open in the events they become. Those are
+found by running the rules' own `resolve`, `chance` or `setup` with a scripted generator (`Script`) whose every draw
+(`choice`, `sample`, `shuffle`) takes the cards the person tapped, and the rest in a fixed order: when two fixed
+orders give the same events, the taps decided everything and the events are written, through the service's own
+writes and rights (a seat's token writes only that seat's events, the table's any). The table is drawn by the game's
+render module, the moves told in words by its presentation.
+
+Undo makes a branch before the last event (the log never changes) and the pages follow the newest branch of a game
+they show. A spectator's page follows the public view live by the game's event stream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import io
+import json
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, fields, replace
+from random import Random
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Query, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from pydantic import Field
+from rich.console import Console
+
+from loom.engine.presentation import Voice, presentation
+from loom.engine.protocol import CHANCE_TO_MOVE, AnyGame
+from loom.engine.registry import get_game, playable
+from loom.events.base import Event, IllegalAction, LoomError, Payload
+from loom.replay.live import Filter, find_games
+from loom.replay.store import GameInfo, Store
+from loom.service import writing
+from loom.service.access import Forbidden, Grant, Unauthorized
+from loom.service.context import Caller, Service, browser_caller_of, service_of
+from loom.service.headers import html_page
+from loom.service.models import Body, BranchBody, EventsBody, NewGameBody
+from loom.service.views import OMNISCIENT, PUBLIC, Viewer, seen_by
+
+router = APIRouter(tags=["recorder"])
+Svc = Annotated[Service, Depends(service_of)]
+Who = Annotated[Caller, Depends(browser_caller_of)]
+
+ASCENDING, DESCENDING = -1, -2
+"""The fixed orders a scripted generator gives the draws nobody tapped: ascending for every draw, or descending for
+every draw; a draw's own number (0, 1, ...) flips only that one."""
+HIDDEN_ORDERS = ("deck", "pile")
+"""Fields of chance's events that record a shuffled order: a real table's game knows no order, so they stay empty."""
+MOVES_SHOWN = 12
+
+
+# --- Choices, from the rules ------------------------------------------------------------------------------------------
+
+
+class StaleChoice(LoomError):
+    """A tap that no longer fits the game (another phone recorded first): the page is read again."""
+
+
+class Script(Random):
+    """A generator whose draws take the tapped values first (`picks`, per draw by its number), then the rest of the
+    cards in a fixed order (`flip`: ASCENDING, DESCENDING, or a draw's number to reverse that one alone). It records
+    what each draw drew from, for the next tap's options."""
+
+    def __init__(self, picks: dict[int, list[Any]], flip: int) -> None:
+        super().__init__(0)  # whatever else the rules draw (a seed, a first player) is the same on every run
+        self.picks = picks
+        self.flip = flip
+        self.draws: list[list[Any]] = []
+
+    def _drawn(self, population: Sequence[Any]) -> list[Any]:
+        number = len(self.draws)
+        self.draws.append(list(population))
+        taken = self.picks.get(number, [])
+        rest = left_after(population, taken)
+        rest.sort(reverse=self.flip in (DESCENDING, number))
+        return [*taken, *rest]
+
+    def choice(self, seq: Sequence[Any]) -> Any:  # type: ignore[override]
+        """The tapped value, else the first of the fixed order."""
+        return self._drawn(seq)[0]
+
+    def sample(self, population: Sequence[Any], k: int, *, counts: Any = None) -> list[Any]:  # type: ignore[override]
+        """The tapped values, then the fixed order's."""
+        return self._drawn(population)[:k]
+
+    def shuffle(self, x: list[Any]) -> None:  # type: ignore[override]
+        """The tapped values on top, then the fixed order."""
+        x[:] = self._drawn(x)
+
+
+def left_after(population: Sequence[Any], taken: Sequence[Any]) -> list[Any]:
+    """The values of `population` once each of `taken` is taken out once; StaleChoice if one is not there."""
+    left = Counter(population)
+    for value in taken:
+        if left[value] <= 0:
+            raise StaleChoice("that choice is no longer open: the game moved on")
+        left[value] -= 1
+    return sorted(left.elements())
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """One tap: its label and the choice it makes (the action's index, the picks so far and this one)."""
+
+    label: str
+    choice: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    """Where a choice stands: the events it makes, once complete; else the options of its next tap."""
+
+    lines: list[dict[str, Any]] | None
+    options: list[Option]
+    asking: str
+    """What the options are: "move" (the seat's actions) or the event the taps fill in."""
+
+
+Produce = Callable[[Random], list[Payload]]
+
+
+def _log_line(payload: Payload, table: bool) -> dict[str, Any]:
+    if table and payload.BY_CHANCE:
+        cleared = {
+            f.name: None
+            for f in fields(payload)
+            if f.name in HIDDEN_ORDERS and isinstance(getattr(payload, f.name), tuple)
+        }
+        payload = replace(payload, **cleared) if cleared else payload  # type: ignore[type-var]
+    return {"type": payload.TYPE, **payload.to_json()}
+
+
+def chance_producer(game: AnyGame, state: Any, players: Sequence[str]) -> Produce:
+    """Chance's next event by the rules; before the deal, the deal of the game's own setup (its events after the
+    started event, which is written already)."""
+    try:
+        first = game.chance(state, Script({}, ASCENDING))
+        game.check(state, first)
+    except (LoomError, LookupError, ValueError):
+        return lambda rng: game.setup(list(players), rng)[1:]
+    return lambda rng: [game.chance(state, rng)]
+
+
+def resolution(produce: Produce, picks: list[list[Any]], table: bool) -> Resolution:
+    """The events `produce` makes with these picks ([draw number, value] each), or the next draw's options."""
+    by_draw: dict[int, list[Any]] = {}
+    for number, value in picks:
+        by_draw.setdefault(int(number), []).append(value)
+
+    def run(extra: dict[int, list[Any]], flip: int) -> tuple[list[dict[str, Any]] | None, list[list[Any]]]:
+        script = Script({k: by_draw.get(k, []) + extra.get(k, []) for k in {*by_draw, *extra}}, flip)
+        try:
+            return [_log_line(p, table) for p in produce(script)], script.draws
+        except StaleChoice:
+            raise
+        except (LoomError, LookupError, ValueError):
+            return None, script.draws
+
+    low, draws = run({}, ASCENDING)
+    high, _ = run({}, DESCENDING)
+    if low is not None and low == high:
+        return Resolution(low, [], "")
+    number = next((n for n in range(len(draws)) if run({}, n)[0] != low), len(draws) - 1)
+    if number < 0:
+        raise IllegalAction("the rules give no event here")
+    known = _settled(low, high)
+    options = []
+    for value in dict.fromkeys(left_after(draws[number], by_draw.get(number, []))):
+        tapped = {number: [value]}
+        named = _settled(run(tapped, ASCENDING)[0], run(tapped, DESCENDING)[0]) - known
+        label = " ".join(str(leaf) for _, leaf in sorted(named.elements())) or str(value)
+        options.append(Option(label, {"picks": [*picks, [number, value]]}))
+    asking = low[0]["type"] if low else "chance"
+    return Resolution(None, options, asking)
+
+
+def _leaves(data: Any, path: str = "") -> list[tuple[str, Any]]:
+    if isinstance(data, dict):
+        return [leaf for key, value in data.items() for leaf in _leaves(value, f"{path}/{key}")]
+    if isinstance(data, list | tuple):
+        return [leaf for i, value in enumerate(data) for leaf in _leaves(value, f"{path}/{i}")]
+    return [(path, data)]
+
+
+def _settled(low: Any, high: Any) -> Counter[tuple[str, Any]]:
+    """The fields two fixed orders agree on: what the taps so far decided (and what no draw touches)."""
+    if low is None or high is None:
+        return Counter()
+    return Counter(_leaves(low)) & Counter(_leaves(high))
+
+
+def action_label(action: dict[str, Any]) -> str:
+    """An action's JSON form as a button's words: its type, then its values."""
+    words = [str(action.get("type", "")).rsplit(".", 1)[-1]]
+    for key, value in action.items():
+        if key != "type":
+            words.append(" ".join(str(leaf) for _, leaf in _leaves(value)))
+    return " ".join(words)
+
+
+def choices(game: AnyGame, state: Any, players: Sequence[str], choice: dict[str, Any], table: bool) -> Resolution:
+    """The next tap of the one recording now (the seat to move, or the table for chance) in the state, or the events
+    its taps so far make."""
+    mover = game.to_move(state)
+    if mover is None:
+        return Resolution(None, [], "over")
+    picks = list(choice.get("picks", []))
+    if mover == CHANCE_TO_MOVE:
+        return resolution(chance_producer(game, state, players), picks, table)
+    legal = game.legal_actions(game.view(state, mover))
+    index = choice.get("action")
+    if index is None:
+        forms = [game.action_json(action) for action in legal]
+        return Resolution(None, [Option(action_label(f), {"action": i}) for i, f in enumerate(forms)], "move")
+    if not isinstance(index, int) or not 0 <= index < len(legal):
+        raise StaleChoice("that move is no longer open: the game moved on")
+    action = legal[index]
+    found = resolution(lambda rng: game.resolve(state, action, rng), picks, table)
+    return replace(found, options=[replace(o, choice={"action": index, **o.choice}) for o in found.options])
+
+
+# --- Who records what -------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    """One phone's page of one game: what it shows and what it records."""
+
+    info: GameInfo
+    grant: Grant
+    phones: frozenset[int]
+    """Seats recorded on their own phones (the table's page leaves them to those phones)."""
+
+    @property
+    def viewer(self) -> Viewer:
+        """What the page shows: its seat's view; the table's whole game, or, once a seat records on its own phone,
+        the view of the table's own seat (the first one left to it), else the public view."""
+        if self.grant.seat is not None and not self.grant.everything:
+            return self.grant.seat
+        if not self.phones:
+            return OMNISCIENT
+        return next((s for s in range(self.info.players) if s not in self.phones), PUBLIC)
+
+    def records(self, mover: int | None) -> bool:
+        """Whether this page records the next event (chance's are the table's)."""
+        if mover is None:
+            return False
+        if self.grant.everything:
+            return mover == CHANCE_TO_MOVE or mover not in self.phones
+        return mover == self.grant.seat
+
+
+def _grant(service: Service, caller: Caller, info: GameInfo) -> Grant:
+    grant = caller.grant(service, info)
+    if grant.anonymous:
+        refused = Forbidden if caller.token is not None else Unauthorized
+        raise refused("recording needs the game's table token or a seat's: open the link the table's page shows")
+    return grant
+
+
+def _phones(raw: str | None, seats: int) -> frozenset[int]:
+    try:
+        return frozenset(int(s) for s in (raw or "").split(",") if s.strip() and 0 <= int(s) < seats)
+    except ValueError:
+        raise LoomError(f"phones={raw!r}: give seat numbers separated by commas") from None
+
+
+def newest(store: Store, game_id: int) -> GameInfo:
+    """The game recording goes on in: the game, or the newest branch an undo made of it (and of that, ...)."""
+    info = store.game(game_id)
+    while info.status == "open":
+        children = find_games(store, Filter(parent=info.id, limit=1))
+        if not children:
+            break
+        info = store.game(children[0].id)
+    return info
+
+
+def _token_on(service: Service, caller: Caller, grant: Grant, info: GameInfo) -> str | None:
+    """The caller's token, or its role's token on a branch of its game (the same seat, or the table)."""
+    if caller.token is None or service.keys.is_admin(caller.token):
+        return caller.token
+    return service.keys.token(info.id, "table" if grant.everything else grant.seat)  # type: ignore[arg-type]
+
+
+def _address(game_id: int, token: str | None, phones: frozenset[int], choice: dict[str, Any] | None = None) -> str:
+    from urllib.parse import urlencode
+
+    query: dict[str, str] = {}
+    if token is not None:
+        query["token"] = token
+    if phones:
+        query["phones"] = ",".join(str(s) for s in sorted(phones))
+    if choice:
+        query["choice"] = json.dumps(choice, separators=(",", ":"))
+    return f"/record/{game_id}" + (f"?{urlencode(query)}" if query else "")
+
+
+# --- Routes -----------------------------------------------------------------------------------------------------------
+
+
+class NewRecording(Body):
+    """A game to record: which, and the players' names in turn order (seat 0 starts)."""
+
+    game: str
+    players: list[str] = Field(min_length=1, max_length=10)
+
+
+class Tap(Body):
+    """A tap on a recording page: the choice so far, at the game's event the page showed."""
+
+    seq: int = Field(ge=0)
+    choice: dict[str, Any]
+    phones: list[int] = Field(default_factory=list, max_length=10)
+
+
+class Undo(Body):
+    """Undo the game's last event, if it is still the one the page showed."""
+
+    seq: int = Field(ge=0)
+    phones: list[int] = Field(default_factory=list, max_length=10)
+
+
+@router.get("/record", response_class=HTMLResponse)
+def start_page(caller: Who) -> HTMLResponse:
+    """The first page: choose the game, type the players' names, start."""
+    games = "".join(
+        f'<label class="pick"><input type="radio" name="game" value="{html.escape(g.name)}"'
+        f"{' checked' if i == 0 else ''}> {html.escape(g.title)} ({g.min_players}-{g.max_players})</label>"
+        for i, g in enumerate(get_game(name) for name in playable())
+    )
+    names = "".join(
+        f'<input class="name" type="text" autocomplete="off" placeholder="player {i + 1}"'
+        f"{' required' if i < 2 else ''}>"
+        for i in range(5)
+    )
+    body = (
+        "<h1>Record a game</h1><form id=start><h2>Game</h2>"
+        f"{games}<h2>Players, in turn order</h2>{names}"
+        '<button type="submit" class="go">Start</button></form>'
+    )
+    return html_page(_document("Record a game", body, {"kind": "start"}))
+
+
+@router.post("/record/games")
+async def start(body: NewRecording, service: Svc, caller: Who) -> dict[str, Any]:
+    """Create a game a real table deals; the address of the table's page."""
+    game = get_game(body.game)
+    players = [name.strip() for name in body.players if name.strip()]
+    started = {"type": f"{game.name}.started", "players": players}
+    created = await asyncio.wrap_future(writing.create(service, caller, NewGameBody(game=game.name, events=[started])))
+    return {"id": created["id"], "url": _address(created["id"], created["tokens"]["table"], frozenset())}
+
+
+@router.get("/record/{game_id}", response_class=HTMLResponse)
+def record_page(
+    game_id: int,
+    request: Request,
+    service: Svc,
+    caller: Who,
+    phones: Annotated[str | None, Query(description="seats recorded on their own phones")] = None,
+    choice: Annotated[str | None, Query(description="the taps so far of the next event")] = None,
+) -> Response:
+    """A game's recording page, for the table's token or a seat's."""
+    store = service.db.reader()
+    asked = store.game(game_id)
+    grant = _grant(service, caller, asked)
+    info = newest(store, game_id)
+    delegated = _phones(phones, info.players)
+    if info.id != game_id:
+        return RedirectResponse(_address(info.id, _token_on(service, caller, grant, info), delegated), status_code=303)
+    page = Page(info, grant, delegated)
+    try:
+        tapped = json.loads(choice) if choice else {}
+    except ValueError:
+        tapped = {}
+    try:
+        return html_page(
+            _recording_html(service, page, caller.token, tapped if isinstance(tapped, dict) else {}, request)
+        )
+    except StaleChoice:
+        return RedirectResponse(_address(info.id, caller.token, delegated), status_code=303)
+
+
+@router.post("/record/{game_id}/tap")
+async def tap(game_id: int, body: Tap, service: Svc, caller: Who) -> dict[str, Any]:
+    """A tap: the page of the next tap, or, once the taps make whole events, those written and the page after."""
+    store = service.db.reader()
+    info, state = service.db.latest(game_id)
+    grant = _grant(service, caller, info)
+    phones = _phones(",".join(str(s) for s in body.phones), info.players)
+    page = Page(store.game(game_id), grant, phones)
+    if info.last_seq != body.seq:
+        raise StaleChoice(f"game {game_id} is at event {info.last_seq}, not {body.seq}: the page is read again")
+    game = get_game(info.game)
+    if not page.records(game.to_move(state)):
+        raise Forbidden("this page does not record the next event: another phone does")
+    found = choices(game, state, _names(page.info), body.choice, not writing.dealt_by_loom(store, game_id))
+    if found.lines is None:
+        return {"url": _address(game_id, caller.token, phones, body.choice)}
+    events = EventsBody(expected_seq=body.seq, events=found.lines)
+    written = await asyncio.wrap_future(writing.write_events(service, caller, game_id, events))
+    return {"url": _address(game_id, caller.token, phones), "seq": written["seq"]}
+
+
+@router.post("/record/{game_id}/undo")
+async def undo(game_id: int, body: Undo, service: Svc, caller: Who) -> dict[str, Any]:
+    """Undo the last event: a branch before it (the table's token), where recording goes on."""
+    store = service.db.reader()
+    info = store.game(game_id)
+    grant = _grant(service, caller, info)
+    if not grant.everything:
+        raise Forbidden("only the table's page undoes: an undo branches the game, which needs the table's token")
+    if info.status != "open":
+        raise IllegalAction(f"game {game_id} is over: its replay shows it, and a branch plays another ending")
+    if info.last_seq != body.seq:
+        raise StaleChoice(f"game {game_id} is at event {info.last_seq}, not {body.seq}: the page is read again")
+    events = store.load(game_id)
+    last = events[-1]
+    if last.turn < 1:
+        raise IllegalAction("nothing to undo before the first turn: start the game again")
+    kept = [e for e in events[:-1] if e.turn >= last.turn]
+    made = await asyncio.wrap_future(writing.fork(service, caller, game_id, BranchBody(turn=last.turn)))
+    table = made["tokens"]["table"]
+    if kept:
+        lines = [{"type": e.type, **e.payload.to_json()} for e in kept]
+        again = EventsBody(expected_seq=made["seq"], events=lines)
+        await asyncio.wrap_future(writing.write_events(service, Caller(table), made["id"], again))
+    token = caller.token if service.keys.is_admin(caller.token) else table
+    return {"url": _address(made["id"], token, _phones(",".join(map(str, body.phones)), info.players))}
+
+
+@router.get("/record/{game_id}/now")
+def now(game_id: int, service: Svc) -> dict[str, Any]:
+    """The game recording goes on in (after undos) and its last event, for the pages to notice a change."""
+    info = newest(service.db.reader(), game_id)
+    return {"id": info.id, "seq": info.last_seq, "status": info.status}
+
+
+@router.get("/record/{game_id}/watch", response_class=HTMLResponse)
+def watch(game_id: int, service: Svc) -> Response:
+    """A spectator's page: the public view, following the game live."""
+    store = service.db.reader()
+    info = newest(store, game_id)
+    if info.id != game_id:
+        return RedirectResponse(f"/record/{info.id}/watch", status_code=303)
+    game = get_game(info.game)
+    events = store.load(info.id)
+    state = _fold(game, events)
+    body = (
+        f"<h1>{html.escape(game.title)}: {html.escape(_players(info))}</h1>"
+        f"<p class=status>{html.escape(_status(game, info, state, PUBLIC))}</p>"
+        f"{_table_html(game, state, PUBLIC, info.players)}{_moves_html(game, info, events, PUBLIC)}"
+    )
+    data = {
+        "kind": "watch",
+        "game": info.id,
+        "seq": info.last_seq,
+        "stream": f"/games/{info.id}/stream?as=public&after={info.last_seq}",
+    }
+    return html_page(_document(f"{game.title}: watching", body, data))
+
+
+# --- Pages ------------------------------------------------------------------------------------------------------------
+
+
+def _fold(game: AnyGame, events: Sequence[Event]) -> Any:
+    state = game.blank()
+    for event in events:
+        state = game.apply(state, event.payload)
+    return state
+
+
+def _names(info: GameInfo) -> list[str]:
+    return [seat.name for seat in info.seats]
+
+
+def _players(info: GameInfo) -> str:
+    return ", ".join(_names(info))
+
+
+def _status(game: AnyGame, info: GameInfo, state: Any, viewer: Viewer) -> str:
+    mover = game.to_move(state)
+    if mover is None:
+        scores = game.scores(state)
+        return "Over: " + ", ".join(f"{name} {points}" for name, points in zip(_names(info), scores))
+    who = "chance (the table)" if mover == CHANCE_TO_MOVE else _names(info)[mover]
+    return f"Event {info.last_seq}, turn {info.turns}: {who} to record next"
+
+
+def _table_html(game: AnyGame, state: Any, viewer: Viewer, seats: int) -> str:
+    """The table drawn by the game's render module, as `viewer` may see it (text, escaped by rich)."""
+    console = Console(
+        record=True, width=72, file=io.StringIO(), color_system="truecolor", highlight=False, markup=False, emoji=False
+    )
+    console.print(
+        presentation(game.name).render(seen_by(game, state, viewer, seats), viewer if isinstance(viewer, int) else None)
+    )
+    return console.export_html(inline_styles=True, code_format='<pre class="table" id="table">{code}</pre>')
+
+
+def _moves_html(game: AnyGame, info: GameInfo, events: Sequence[Event], viewer: Viewer) -> str:
+    """The last moves in words, newest first, as `viewer` saw them at the table."""
+    tell = presentation(game.name).tell
+    voice = Voice(tuple(_names(info)), None if viewer == OMNISCIENT else viewer if isinstance(viewer, int) else -1)
+    told, state = [], _fold(game, events[:-MOVES_SHOWN])
+    for event in events[-MOVES_SHOWN:]:
+        after = game.apply(state, event.payload)
+        if viewer == PUBLIC:  # no seat's voice: who did what, never which card
+            actor = "chance" if event.actor is None else _names(info)[event.actor]
+            told.append(f"{actor}: {event.type.split('.', 1)[-1]}")
+        else:
+            told.append(tell(state, event, after, voice))
+        state = after
+    items = "".join(f"<li>{html.escape(line)}</li>" for line in reversed(told))
+    return f'<h2>Moves</h2><ol class="moves" id="moves" reversed>{items}</ol>'
+
+
+def _recording_html(service: Service, page: Page, token: str | None, tapped: dict[str, Any], request: Request) -> str:
+    info = page.info
+    store = service.db.reader()
+    game = get_game(info.game)
+    events = store.load(info.id)
+    state = _fold(game, events)
+    mover = game.to_move(state)
+    viewer = page.viewer
+    whose = "the table" if page.grant.everything else _names(info)[page.grant.seat or 0]
+    parts = [f"<h1>{html.escape(game.title)} <small>({html.escape(whose)})</small></h1>"]
+    parts.append(f'<p class="status" id="status">{html.escape(_status(game, info, state, viewer))}</p>')
+    if mover is None:
+        replay = f"/games/{info.id}/replay" + (f"?token={html.escape(token)}" if token else "")
+        parts.append(
+            f'<p class="over"><a class="go" id="replay" href="{replay}">The replay</a> '
+            '<a class="go" href="/dashboard">The dashboard</a></p>'
+        )
+    elif page.records(mover):
+        found = choices(game, state, _names(info), tapped, not writing.dealt_by_loom(store, info.id))
+        heading = "Your move" if found.asking == "move" else f"Which card? ({found.asking.rsplit('.', 1)[-1]})"
+        options = found.options
+        if found.lines is not None:  # nothing left open: one tap records it
+            heading = "Record"
+            options = [Option("; ".join(action_label(line) for line in found.lines), tapped)]
+        if tapped:
+            heading += ' <button class="back" data-choice="{}">start again</button>'
+        buttons = "".join(
+            f'<button class="option" data-choice="{html.escape(json.dumps(o.choice, separators=(",", ":")))}">'
+            f"{html.escape(o.label)}</button>"
+            for o in options
+        )
+        parts.append(f'<h2>{heading}</h2><div class="options" id="options">{buttons}</div>')
+    else:
+        waiting = "the table's phone" if mover == CHANCE_TO_MOVE else f"{_names(info)[mover]}'s phone"
+        parts.append(f'<p class="waiting" id="waiting">Waiting for {html.escape(waiting)}.</p>')
+    parts.append(_table_html(game, state, viewer, info.players))
+    parts.append(_moves_html(game, info, events, viewer))
+    if page.grant.everything:
+        parts.append(_table_tools(page, token, request, mover is not None))
+    stream = f"/games/{info.id}/stream?after={info.last_seq}" + (f"&token={token}" if token else "")
+    data = {"kind": "record", "game": info.id, "seq": info.last_seq, "phones": sorted(page.phones), "stream": stream}
+    return _document(f"{game.title}: recording", "".join(parts), data)
+
+
+def _table_tools(page: Page, token: str | None, request: Request, open_game: bool) -> str:
+    """The table's own tools: undo, each seat's QR code for its player's phone, the spectators' link."""
+    import segno
+
+    info, service_base = page.info, str(request.base_url).rstrip("/")
+    keys = request.app.state.service.keys
+    parts = ['<h2>Table</h2><p><button class="undo" id="undo">Undo the last event</button></p>' if open_game else ""]
+    for seat, name in enumerate(_names(info)):
+        join = f"{service_base}/record/{info.id}?token={keys.token(info.id, seat)}"
+        if seat in page.phones:
+            qr = segno.make(join, error="m").svg_inline(scale=4, dark="#000", light="#fff")
+            parts.append(
+                f'<details class="seat" open><summary>{html.escape(name)} records on their phone: scan</summary>'
+                f'{qr}<p><a class="join" id="join-{seat}" href="{html.escape(join)}">'
+                f"{html.escape(name)}'s link</a></p>"
+                "</details>"
+            )
+        else:
+            hand = _address(info.id, token, page.phones | {seat})
+            parts.append(
+                f'<p><a class="go" id="phone-{seat}" href="{html.escape(hand)}">'
+                f"{html.escape(name)} joins on a phone</a></p>"
+            )
+    parts.append(f'<p><a id="watch" href="/record/{info.id}/watch">Spectators\' link</a></p>')
+    return "".join(parts)
+
+
+STYLE = """
+body{font-family:system-ui,sans-serif;margin:0;padding:12px;max-width:40rem}
+h1{font-size:1.3rem} h2{font-size:1.1rem;margin:1rem 0 .4rem}
+button,.go,.pick,input.name{display:block;width:100%;box-sizing:border-box;min-height:48px;font-size:1.05rem;
+margin:6px 0;padding:10px;border-radius:8px;border:1px solid #888;background:#f4f4f4;text-align:left}
+.go{background:#1b5e20;color:#fff;text-decoration:none;text-align:center}
+button.option{background:#e3f2fd;margin:0}
+.options{display:grid;grid-template-columns:1fr 1fr;gap:6px}
+button.undo{background:#fff3e0} button.back{display:inline;width:auto;min-height:0}
+pre.table{overflow-x:auto;font-size:.72rem;background:#fafafa;padding:6px}
+#error{color:#b00020;font-weight:bold} .moves{font-size:.9rem;padding-left:1.6rem}
+"""
+
+SCRIPT = """
+(() => {
+  const data = JSON.parse(document.getElementById('page-data').textContent);
+  const token = new URLSearchParams(location.search).get('token');
+  const headers = {'Content-Type': 'application/json'};
+  if (token) headers['Authorization'] = 'Bearer ' + token;
+  const error = document.getElementById('error');
+  let leaving = false;
+  const go = (url) => { if (!leaving) { leaving = true; location.assign(url); } };
+  const busy = (on) => document.querySelectorAll('button').forEach(b => { b.disabled = on; });
+  async function post(path, body) {
+    if (leaving) return;
+    busy(true);
+    try {
+      const answer = await fetch(path, {method: 'POST', headers, body: JSON.stringify(body)});
+      const json = await answer.json();
+      if (answer.ok) { go(json.url); return; }
+      error.textContent = json.error || answer.statusText;
+      if (answer.status === 409 || answer.status === 403) setTimeout(() => go(plain()), 800);
+    } catch (e) { error.textContent = String(e); }
+    busy(false);
+  }
+  const plain = () => { const u = new URL(location.href); u.searchParams.delete('choice'); return u.toString(); };
+  if (data.kind === 'start') {
+    document.getElementById('start').addEventListener('submit', (event) => {
+      event.preventDefault();
+      const game = document.querySelector('input[name=game]:checked').value;
+      const players = [...document.querySelectorAll('input.name')].map(i => i.value.trim()).filter(Boolean);
+      post('/record/games', {game, players});
+    });
+    return;
+  }
+  document.querySelectorAll('button[data-choice]').forEach(button => button.addEventListener('click', () => {
+    const choice = JSON.parse(button.dataset.choice);
+    post('/record/' + data.game + '/tap', {seq: data.seq, choice, phones: data.phones});
+  }));
+  const undo = document.getElementById('undo');
+  const undone = () => post('/record/' + data.game + '/undo', {seq: data.seq, phones: data.phones});
+  if (undo) undo.addEventListener('click', undone);
+  // Another phone's events arrive by the game's live stream; an undo (a new branch) by a slower look.
+  const stream = new EventSource(data.stream);
+  let soon = null;  // a burst of another phone's events: one reload, a moment after the first
+  stream.addEventListener('event', () => { if (!soon) soon = setTimeout(() => go(plain()), 250); });
+  stream.addEventListener('end', () => stream.close());
+  async function look() {
+    if (leaving) return;
+    try {
+      const answer = await fetch('/record/' + data.game + '/now');
+      const json = await answer.json();
+      if (json.id !== data.game || json.seq !== data.seq) { go(plain()); return; }
+    } catch (e) { /* the server may be restarting: look again */ }
+    setTimeout(look, 1500);
+  }
+  setTimeout(look, 1500);
+})();
+"""
+
+
+def _document(title: str, body: str, data: dict[str, Any]) -> str:
+    """A page for a phone: its viewport, big buttons, the page's data as a JSON block and the one script."""
+    blob = json.dumps(data).replace("<", "\\u003c")
+    return (
+        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{html.escape(title)}</title><style>{STYLE}</style></head><body>"
+        f'{body}<p id="error" role="alert"></p>'
+        f'<script type="application/json" id="page-data">{blob}</script><script>{SCRIPT}</script></body></html>'
+    )
