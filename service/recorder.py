@@ -34,7 +34,7 @@ from pydantic import Field
 from rich.console import Console
 
 from loom.engine.presentation import Voice, presentation
-from loom.engine.protocol import CHANCE_TO_MOVE, AnyGame
+from loom.engine.protocol import CHANCE_TO_MOVE, HIDDEN, AnyGame
 from loom.engine.registry import get_game, playable
 from loom.events.base import Event, IllegalAction, LoomError, Payload
 from loom.replay.live import Filter, find_games
@@ -68,33 +68,47 @@ class StaleChoice(LoomError):
 class Script(Random):
     """A generator whose draws take the tapped values first (`picks`, per draw by its number), then the rest of the
     cards in a fixed order (`flip`: ASCENDING, DESCENDING, or a draw's number to reverse that one alone). It records
-    what each draw drew from, for the next tap's options."""
+    what each draw drew from, for the next tap's options: the recording page's own knowledge (`shown`, from
+    `Knowledge.shown`), never a place it cannot see as it truly is. `elsewhere` tells a draw took a card that is not
+    really there (the rules refuse such an event)."""
 
-    def __init__(self, picks: dict[int, list[Any]], flip: int) -> None:
+    def __init__(
+        self, picks: dict[int, list[Any]], flip: int, shown: Callable[[Sequence[Any]], list[Any]] | None = None
+    ) -> None:
         super().__init__(0)  # whatever else the rules draw (a seed, a first player) is the same on every run
         self.picks = picks
         self.flip = flip
+        self.shown = shown
         self.draws: list[list[Any]] = []
+        self.elsewhere = False
 
-    def _drawn(self, population: Sequence[Any]) -> list[Any]:
+    def _drawn(self, population: Sequence[Any], k: int | None) -> list[Any]:
         number = len(self.draws)
-        self.draws.append(list(population))
+        shown = self.shown(population) if self.shown is not None and k is not None else list(population)
+        self.draws.append(shown)
         taken = self.picks.get(number, [])
-        rest = left_after(population, taken)
+        rest = left_after(shown, taken)
         rest.sort(reverse=self.flip in (DESCENDING, number))
-        return [*taken, *rest]
+        out = [*taken, *rest]
+        if k is not None and not _within(out[:k], population):
+            self.elsewhere = True
+        return out
 
     def choice(self, seq: Sequence[Any]) -> Any:  # type: ignore[override]
         """The tapped value, else the first of the fixed order."""
-        return self._drawn(seq)[0]
+        return self._drawn(seq, 1)[0]
 
     def sample(self, population: Sequence[Any], k: int, *, counts: Any = None) -> list[Any]:  # type: ignore[override]
         """The tapped values, then the fixed order's."""
-        return self._drawn(population)[:k]
+        return self._drawn(population, k)[:k]
 
     def shuffle(self, x: list[Any]) -> None:  # type: ignore[override]
-        """The tapped values on top, then the fixed order."""
-        x[:] = self._drawn(x)
+        """The tapped values on top, then the fixed order (of the cards themselves: a shuffle keeps them)."""
+        x[:] = self._drawn(x, None)
+
+
+def _within(values: Sequence[Any], population: Sequence[Any]) -> bool:
+    return not Counter(values) - Counter(population)
 
 
 def left_after(population: Sequence[Any], taken: Sequence[Any]) -> list[Any]:
@@ -105,6 +119,49 @@ def left_after(population: Sequence[Any], taken: Sequence[Any]) -> list[Any]:
             raise StaleChoice("that choice is no longer open: the game moved on")
         left[value] -= 1
     return sorted(left.elements())
+
+
+def _places(state: Any) -> dict[str, tuple[Any, ...]]:
+    """The state's rows of cards by path: its tuple fields and the rows of those that hold rows (hands, piles)."""
+    found: dict[str, tuple[Any, ...]] = {}
+    for f in fields(state):
+        value = getattr(state, f.name)
+        if isinstance(value, tuple):
+            found[f.name] = value
+            for i, row in enumerate(value):
+                if isinstance(row, tuple):
+                    found[f"{f.name}/{i}"] = row
+    return found
+
+
+def knowledge(game: AnyGame, state: Any, viewer: Viewer, seats: int) -> Callable[[Sequence[Any]], list[Any]] | None:
+    """What a draw may draw from as the recording page knows it: a draw from a row the viewer cannot see as it is
+    (the deck, a hidden hand) may give any card unseen from the viewer's view, so the options are the same whatever
+    the hidden cards are (no elimination); a draw from a row it sees is listed as it is. None: it sees everything."""
+    if viewer == OMNISCIENT:
+        return None
+    view = seen_by(game, state, viewer, seats)
+    try:  # the hidden places dealt from the view alone: what they hold is exactly the cards the viewer has not seen
+        dealt = game.determinize(view, viewer if isinstance(viewer, int) else 0, Random(0))
+    except (LoomError, LookupError, ValueError):
+        dealt = state  # a view the game cannot deal again: the places as they are, which is no worse than before
+    truth, seen, full = _places(state), _places(view), _places(dealt)
+    unseen = sorted(
+        card
+        for name, row in seen.items()
+        if "/" in name or not any(isinstance(c, tuple) for c in row)
+        for card, shown in zip(full.get(name, ()), row, strict=False)
+        if shown == HIDDEN and card != HIDDEN and not isinstance(card, tuple)
+    )
+
+    def shown(population: Sequence[Any]) -> list[Any]:
+        wanted = Counter(population)
+        rows = [name for name, row in truth.items() if Counter(row) == wanted]
+        if not population or not rows or any(seen.get(name) == truth[name] for name in rows):
+            return list(population)
+        return list(unseen)
+
+    return shown
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +180,8 @@ class Resolution:
     options: list[Option]
     asking: str
     """What the options are: "move" (the seat's actions) or the event the taps fill in."""
+    elsewhere: bool = False
+    """The events take a card that is not really where it is drawn from: the rules refuse them."""
 
 
 Produce = Callable[[Random], list[Payload]]
@@ -150,25 +209,33 @@ def chance_producer(game: AnyGame, state: Any, players: Sequence[str]) -> Produc
     return lambda rng: [game.chance(state, rng)]
 
 
-def resolution(produce: Produce, picks: list[list[Any]], table: bool) -> Resolution:
-    """The events `produce` makes with these picks ([draw number, value] each), or the next draw's options."""
+def resolution(
+    produce: Produce, picks: list[list[Any]], table: bool, shown: Callable[[Sequence[Any]], list[Any]] | None = None
+) -> Resolution:
+    """The events `produce` makes with these picks ([draw number, value] each), or the next draw's options (each draw
+    from what `shown` says the page knows it holds)."""
     by_draw: dict[int, list[Any]] = {}
     for number, value in picks:
         by_draw.setdefault(int(number), []).append(value)
 
+    elsewhere = False
+
     def run(extra: dict[int, list[Any]], flip: int) -> tuple[list[dict[str, Any]] | None, list[list[Any]]]:
-        script = Script({k: by_draw.get(k, []) + extra.get(k, []) for k in {*by_draw, *extra}}, flip)
+        nonlocal elsewhere
+        script = Script({k: by_draw.get(k, []) + extra.get(k, []) for k in {*by_draw, *extra}}, flip, shown)
         try:
-            return [_log_line(p, table) for p in produce(script)], script.draws
+            lines = [_log_line(p, table) for p in produce(script)]
         except StaleChoice:
             raise
         except (LoomError, LookupError, ValueError):
             return None, script.draws
+        elsewhere = elsewhere or script.elsewhere
+        return lines, script.draws
 
     low, draws = run({}, ASCENDING)
     high, _ = run({}, DESCENDING)
     if low is not None and low == high:
-        return Resolution(low, [], "")
+        return Resolution(low, [], "", elsewhere)
     number = next((n for n in range(len(draws)) if run({}, n)[0] != low), len(draws) - 1)
     if number < 0:
         raise IllegalAction("the rules give no event here")
@@ -207,15 +274,23 @@ def action_label(action: dict[str, Any]) -> str:
     return " ".join(words)
 
 
-def choices(game: AnyGame, state: Any, players: Sequence[str], choice: dict[str, Any], table: bool) -> Resolution:
+def choices(
+    game: AnyGame,
+    state: Any,
+    players: Sequence[str],
+    choice: dict[str, Any],
+    table: bool,
+    viewer: Viewer = OMNISCIENT,
+) -> Resolution:
     """The next tap of the one recording now (the seat to move, or the table for chance) in the state, or the events
-    its taps so far make."""
+    its taps so far make; the cards a draw may give as `viewer`, the recording page, knows them."""
     mover = game.to_move(state)
     if mover is None:
         return Resolution(None, [], "over")
+    shown = knowledge(game, state, viewer, len(players))
     picks = list(choice.get("picks", []))
     if mover == CHANCE_TO_MOVE:
-        return resolution(chance_producer(game, state, players), picks, table)
+        return resolution(chance_producer(game, state, players), picks, table, shown)
     legal = game.legal_actions(game.view(state, mover))
     index = choice.get("action")
     if index is None:
@@ -224,7 +299,7 @@ def choices(game: AnyGame, state: Any, players: Sequence[str], choice: dict[str,
     if not isinstance(index, int) or not 0 <= index < len(legal):
         raise StaleChoice("that move is no longer open: the game moved on")
     action = legal[index]
-    found = resolution(lambda rng: game.resolve(state, action, rng), picks, table)
+    found = resolution(lambda rng: game.resolve(state, action, rng), picks, table, shown)
     return replace(found, options=[replace(o, choice={"action": index, **o.choice}) for o in found.options])
 
 
@@ -404,9 +479,12 @@ async def tap(game_id: int, body: Tap, service: Svc, caller: Who) -> dict[str, A
     game = get_game(info.game)
     if not page.records(game.to_move(state)):
         raise Forbidden("this page does not record the next event: another phone does")
-    found = choices(game, state, _names(page.info), body.choice, not writing.dealt_by_loom(store, game_id))
+    table = not writing.dealt_by_loom(store, game_id)
+    found = choices(game, state, _names(page.info), body.choice, table, page.viewer)
     if found.lines is None:
         return {"url": _address(game_id, caller.token, phones, body.choice)}
+    if found.elsewhere:  # a card the page could not rule out, but not really there: say so without naming any card
+        raise IllegalAction("that card cannot come from there: it is elsewhere at the table; check it and tap again")
     events = EventsBody(expected_seq=body.seq, events=found.lines)
     written = await asyncio.wrap_future(writing.write_events(service, caller, game_id, events))
     return {"url": _address(game_id, caller.token, phones), "seq": written["seq"]}
@@ -543,7 +621,7 @@ def _recording_html(service: Service, page: Page, token: str | None, tapped: dic
             '<a class="go" href="/dashboard">The dashboard</a></p>'
         )
     elif page.records(mover):
-        found = choices(game, state, _names(info), tapped, not writing.dealt_by_loom(store, info.id))
+        found = choices(game, state, _names(info), tapped, not writing.dealt_by_loom(store, info.id), viewer)
         heading = "Your move" if found.asking == "move" else f"Which card? ({found.asking.rsplit('.', 1)[-1]})"
         options = found.options
         if found.lines is not None:  # nothing left open: one tap records it

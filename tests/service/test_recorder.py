@@ -3,6 +3,7 @@ server, from one phone (the table's) or two (the table's and a seat's), with an 
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import json
 import re
@@ -57,6 +58,57 @@ def test_a_tap_names_each_card_the_table_may_still_draw() -> None:
     deal = choices(rules, state, ["Ann", "Ben"], {}, table=True)
     assert deal.asking == "motto.dealt" and len(deal.options) == len(set(state.deck))  # every card, once each
     assert all(re.fullmatch(r"[a-z]+-[0-9]-[a-z]+", option.label) for option in deal.options)
+
+
+def _motto_after_the_deal() -> Any:
+    rules = get_game("motto")
+    _, first = parse_event({"type": "motto.started", "players": ["Ann", "Ben"]}, "motto")
+    state, _ = record(rules, rules.blank(), first)
+    choice: dict[str, Any] = {}
+    while (found := choices(rules, state, ["Ann", "Ben"], choice, table=True)).lines is None:
+        choice = found.options[0].choice
+    for line in found.lines:
+        state, _ = record(rules, state, parse_event(line, "motto")[1])
+    return state
+
+
+def _swapped(state: Any) -> Any:
+    """The same table for seat 0, but Ben's first hidden card is another the deck held (and the deck has his)."""
+    ben = list(state.hands[1])
+    other = next(c for c in state.deck if c not in ben)
+    deck = list(state.deck)
+    deck.remove(other)
+    ben[0], deck = other, sorted([*deck, ben[0]])
+    return dataclasses.replace(state, hands=(state.hands[0], tuple(sorted(ben))), deck=tuple(deck))
+
+
+def _offered(state: Any, viewer: int | str) -> list[list[str]]:
+    rules = get_game("motto")
+    draw = next(i for i, a in enumerate(rules.legal_actions(rules.view(state, 0))) if type(a).__name__ == "Draw")
+    found = choices(rules, state, ["Ann", "Ben"], {"action": draw}, table=True, viewer=viewer)
+    return [[o.label for o in found.options]]
+
+
+def test_the_cards_a_draw_offers_do_not_tell_a_hidden_hand_by_elimination() -> None:
+    rules = get_game("motto")
+    state = _motto_after_the_deal()
+    other = _swapped(state)
+    assert rules.view(state, 0) == rules.view(other, 0) and state.hands[1] != other.hands[1]
+    assert _offered(state, 0) == _offered(other, 0)  # seat 0's page: the same list whatever Ben holds
+    assert _offered(state, "all") != _offered(other, "all")  # the owner's page sees the true deck
+
+
+def test_a_tapped_card_that_is_in_a_hidden_hand_is_refused_without_naming_it() -> None:
+    rules = get_game("motto")
+    state = _motto_after_the_deal()
+    draw = next(i for i, a in enumerate(rules.legal_actions(rules.view(state, 0))) if type(a).__name__ == "Draw")
+    held = state.hands[1][0]
+    assert held not in state.deck
+    choice = {"action": draw, "picks": [[0, held]]}
+    found = choices(rules, state, ["Ann", "Ben"], choice, table=True, viewer=0)
+    assert found.lines is not None and found.elsewhere
+    fair = {"action": draw, "picks": [[0, state.deck[0]]]}
+    assert not choices(rules, state, ["Ann", "Ben"], fair, table=True, viewer=0).elsewhere
 
 
 def test_what_a_draw_takes_must_still_be_there() -> None:
