@@ -134,6 +134,18 @@ def _places(state: Any) -> dict[str, tuple[Any, ...]]:
     return found
 
 
+def _hidden(view: Any, dealt: Any) -> list[Any]:
+    """The cards `dealt` holds wherever `view` shows HIDDEN, at any depth (a hand, a loom's face-down card)."""
+    if hasattr(view, "__dataclass_fields__"):  # a field that is no row (the seed) holds no card
+        rows = [f.name for f in fields(view) if isinstance(getattr(view, f.name), tuple)]
+        return [c for name in rows for c in _hidden(getattr(view, name), getattr(dealt, name))]
+    if isinstance(view, tuple) and isinstance(dealt, tuple):
+        return [c for v, d in zip(view, dealt, strict=False) for c in _hidden(v, d)]
+    if view == HIDDEN and isinstance(dealt, int) and dealt != HIDDEN and not isinstance(view, bool):
+        return [dealt]
+    return []
+
+
 def knowledge(game: AnyGame, state: Any, viewer: Viewer, seats: int) -> Callable[[Sequence[Any]], list[Any]] | None:
     """What a draw may draw from as the recording page knows it: a draw from a row the viewer cannot see as it is
     (the deck, a hidden hand) may give any card unseen from the viewer's view, so the options are the same whatever
@@ -146,20 +158,17 @@ def knowledge(game: AnyGame, state: Any, viewer: Viewer, seats: int) -> Callable
     except (LoomError, LookupError, ValueError):
         dealt = state  # a view the game cannot deal again: the places as they are, which is no worse than before
     truth, seen, full = _places(state), _places(view), _places(dealt)
-    unseen = sorted(
-        card
-        for name, row in seen.items()
-        if "/" in name or not any(isinstance(c, tuple) for c in row)
-        for card, shown in zip(full.get(name, ()), row, strict=False)
-        if shown == HIDDEN and card != HIDDEN and not isinstance(card, tuple)
-    )
+    unseen = sorted(_hidden(view, dealt))
 
     def shown(population: Sequence[Any]) -> list[Any]:
         wanted = Counter(population)
         rows = [name for name, row in truth.items() if Counter(row) == wanted]
         if not population or not rows or any(seen.get(name) == truth[name] for name in rows):
             return list(population)
-        return list(unseen)
+        # the row as dealt from the view (a deck the view lists as the cards it has not seen named), and every card
+        # the view hides anywhere (a deck it hides, others' hands): a card may be in either
+        known = Counter(c for name in rows for c in full.get(name, ()) if c != HIDDEN and not isinstance(c, tuple))
+        return sorted((known | Counter(unseen)).elements())
 
     return shown
 
