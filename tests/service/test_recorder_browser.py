@@ -1,25 +1,39 @@
-"""The recorder in a real browser (Debian's Chromium, a phone's viewport): a whole game of each of the four games
-recorded from two pages at once, the table's and one seat's (joined by its QR code's link), with the seat's private
-cards never on the table's page, one undo each, a spectator following live, and a log that `logs export` writes and
-`logs import` reads into a fresh store with the same scores."""
+"""The recorder in a real browser (Debian's Chromium, a phone's viewport): games recorded from two pages at once, the
+table's and one seat's (joined by its QR code's link), with the seat's private cards never on the table's page, one
+undo each, a spectator following live, and a log that `logs export` writes and `logs import` reads into a fresh store
+with the same scores.
+
+Motto and Stones of Fate are recorded whole in the browser. Moirai and Moorea are long (hundreds of taps, each a page
+load): the browser records their start, the seat's join, the undo and the first BROWSER_TAPS taps with the privacy
+check, then the rest is tapped through the same HTTP routes the pages post to (no rendering), as
+tests/service/test_recorder.py's server tests do. LOOM_RECORDER_FULL=1 records all four whole in the browser (about
+six minutes); LOOM_RECORDER_GAMES=motto,moorea chooses the games."""
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import re
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 import segno
 
+from loom.engine.play import record
+from loom.engine.registry import get_game
+from loom.events.base import LoomError
+from loom.events.parsing import parse_event
 from loom.replay.store import Store
+from loom.service.recorder import choices
 from loom.service.server import free_port, running
 from loom.service.settings import Settings
 from tests.browser import CHROMIUM, FLAGS, need_browser
 from tests.cli.run import logs
 from tests.service.client import ADMIN, Api
-from tests.service.test_recorder import preferred
+from tests.service.test_recorder import OPTION, preferred
+from tests.service.test_recorder import _page as _route_page
 
 PHONE = {"width": 390, "height": 844}
 SCREENSHOT = Path(__file__).parents[2] / "docs" / "recorder.png"
@@ -27,6 +41,8 @@ UNDO_AFTER = 6
 """Taps into each game before its one undo."""
 MAX_TAPS = 3000
 ORDER = ["motto", "stones-of-fate", "moirai", "moorea"]
+BROWSER_TAPS = {"moirai": 30, "moorea": 30}
+"""Taps in the browser before the rest of the game goes through the HTTP routes (unless LOOM_RECORDER_FULL=1)."""
 OFFSETS = {"motto": 23, "moirai": 16, "moorea": 11}
 """Where each game's tapping order starts (`preferred`): orders that give short games (Moorea in 562 taps, not 742),
 found by playing the same taps without a browser; the games are the same on every run."""
@@ -47,18 +63,92 @@ def _at(page: Any, game_id: int, seq: int) -> None:
     )
 
 
-def _tap(page: Any, index: int) -> None:
-    with page.expect_navigation():
+class Honest:
+    """An honest recorder at the table: of a page's options, it taps only those the table's whole truth offers too
+    (the page lists every card it cannot rule out, but a player drawing one sees the real card)."""
+
+    def __init__(self, api: Api, game: str) -> None:
+        self.api, self.game, self.rules = api, game, get_game(game)
+        self.at: tuple[int, int] | None = None
+        self.state: Any = None
+        self.table = ""
+
+    def pick(self, game_id: int, seq: int, url: str, choices_shown: list[str], labels: list[str], taps: int) -> int:
+        """The index of the option to tap: a preferred one among those the truth offers."""
+        if self.at is None or self.at[0] != game_id:  # a new game, or the branch an undo made: read it whole
+            table = self.api.ok("GET", f"/games/{game_id}/tokens", ADMIN)["tokens"]["table"]
+            self.at, self.table, self.state = (game_id, 0), table, self.rules.blank()
+        if self.at[1] != seq:
+            path = f"/games/{game_id}/events?after={self.at[1]}&limit=5000"
+            for line in self.api.ok("GET", path, self.table)["events"]:
+                kept = {k: v for k, v in line.items() if k not in ("seq", "turn", "actor", "v")}
+                self.state, _ = record(self.rules, self.state, parse_event(kept, self.game)[1])
+            self.at = (game_id, seq)
+        tapped = re.search(r"[?&]choice=([^&]*)", url)
+        so_far = json.loads(unquote(tapped[1])) if tapped else {}
+        true = choices(self.rules, self.state, ["Ann", "Ben"], so_far, table=True, viewer="all")
+        real = {json.dumps(o.choice, sort_keys=True) for o in true.options}
+        fine = [i for i, c in enumerate(choices_shown) if json.dumps(json.loads(c), sort_keys=True) in real]
+        if true.lines is not None:  # the truth has decided: the options that make its events
+            fine = [i for i, c in enumerate(choices_shown) if self._makes(json.loads(c), true.lines)]
+        fine = fine or list(range(len(labels)))
+        return fine[preferred([labels[i] for i in fine], taps)]
+
+    def _makes(self, choice: dict[str, Any], lines: list[dict[str, Any]]) -> bool:
+        try:
+            found = choices(self.rules, self.state, ["Ann", "Ben"], choice, table=True, viewer="all")
+        except LoomError:
+            return False
+        return found.lines == lines
+
+
+def _tap(page: Any, index: int) -> bool:
+    """Tap an option and wait for the next page; False if the rules refused it (a card the page could not rule out
+    but that is elsewhere at the table: an honest recorder never taps it), the page then read again from its start."""
+    page.evaluate("window.tapped = true")
+    with page.expect_response(lambda r: r.request.method == "POST" and "/tap" in r.url) as answer:
         page.locator("button.option").nth(index).click()
+    if not answer.value.ok:
+        assert "elsewhere" in answer.value.json()["error"]
+        page.goto(re.sub(r"&choice=[^&]*", "", page.url))
+        return False
+    page.wait_for_function("() => window.tapped === undefined && document.getElementById('page-data') !== null")
+    return True
 
 
-def _tap_all(page: Any, taps: int) -> int:
+def _tap_all(page: Any, taps: int, honest: Honest) -> int:
     """Tap the page's options (a preferred one each time) until it records nothing more for now; how many taps."""
     done = 0
     while page.locator("button.option").count():
-        _tap(page, preferred(_labels(page), taps + done))
+        data = _data(page)
+        shown = page.locator("button.option").evaluate_all("bs => bs.map(b => b.dataset.choice)")
+        _tap(page, honest.pick(data["game"], data["seq"], page.url, shown, _labels(page), taps + done))
         done += 1
     return done
+
+
+def _tap_by_routes(api: Api, game_id: int, tokens: dict[str, Any], taps: int, honest: Honest) -> int:
+    """Tap the rest of the game through the routes the pages post to, as each phone would (the table's page, which
+    leaves seat 1 to its phone, and seat 1's); how many taps."""
+    phones = [f"/record/{game_id}?token={tokens['table']}&phones=1", f"/record/{game_id}?token={tokens['seats'][1]}"]
+    while api.ok("GET", f"/record/{game_id}/now")["status"] != "finished":
+        for start in phones:
+            url = start
+            while options := OPTION.findall((found := _route_page(api, url))[0]):
+                page, labels = found[1], [html.unescape(label) for _, label in options]
+                shown = [html.unescape(c) for c, _ in options]
+                choice = json.loads(shown[honest.pick(game_id, page["seq"], page["url"], shown, labels, taps)])
+                body = {"seq": page["seq"], "choice": choice, "phones": page["phones"]}
+                token = tokens["table"] if start == phones[0] else tokens["seats"][1]
+                answer = api.call("POST", f"/record/{game_id}/tap", token, json=body)
+                taps += 1
+                if answer.status_code != 200:  # a card elsewhere at the table: this event from its start again
+                    assert "elsewhere" in answer.json()["error"], answer.text
+                    url = start
+                    continue
+                url = answer.json()["url"]
+                assert taps < MAX_TAPS
+    return taps
 
 
 def _labels(page: Any) -> list[str]:
@@ -74,9 +164,12 @@ def _words(value: Any) -> set[str]:
     return {str(value)} if isinstance(value, str | int) and not isinstance(value, bool) else set()
 
 
-def _record(api: Api, table: Any, seat: Any, watcher: Any | None, game: str, shot: bool) -> dict[str, Any]:
+def _record(
+    api: Api, table: Any, seat: Any, watcher: Any | None, game: str, shot: bool, browser_taps: int | None
+) -> dict[str, Any]:
     """Record one whole game: the table's page starts it and hands seat 1 to the seat's page; the seat's events are
-    tapped there, the rest on the table's page. Returns what the test checks afterwards."""
+    tapped there, the rest on the table's page (after `browser_taps` taps and the undo, through the routes). Returns
+    what the test checks afterwards."""
     table.goto(f"{api.base}/record?token={ADMIN}")
     table.check(f"input[name=game][value={game}]")
     table.locator("input.name").nth(0).fill("Ann")
@@ -95,6 +188,7 @@ def _record(api: Api, table: Any, seat: Any, watcher: Any | None, game: str, sho
     if watcher is not None:
         watcher.goto(f"{api.base}/record/{game_id}/watch")
     taps, undone, private, seen_by_watcher, offset = 0, False, 0, False, OFFSETS.get(game, 0)
+    honest = Honest(api, game)
     while True:
         now = api.ok("GET", f"/record/{game_id}/now")
         if now["status"] == "finished":
@@ -111,11 +205,11 @@ def _record(api: Api, table: Any, seat: Any, watcher: Any | None, game: str, sho
             if shot and taps >= 12:  # the table's page mid-game, the deal done: the README's picture
                 table.screenshot(path=str(SCREENSHOT))
                 shot = False
-            taps += _tap_all(table, taps + offset)
+            taps += _tap_all(table, taps + offset, honest)
         else:
             _at(seat, game_id, now["seq"])
             before = _shown(table, game_id, now["seq"])
-            done = _tap_all(seat, taps + offset)
+            done = _tap_all(seat, taps + offset, honest)
             assert done, "neither page records the next event"
             taps += done
             private += _check_table_hides_seat_events(api, table, game_id, before, tokens)
@@ -123,6 +217,14 @@ def _record(api: Api, table: Any, seat: Any, watcher: Any | None, game: str, sho
             _at(watcher, game_id, api.ok("GET", f"/record/{game_id}/now")["seq"])  # it followed the live stream
             seen_by_watcher = True
         assert taps < MAX_TAPS
+        if browser_taps is not None and undone and taps >= browser_taps:
+            address = table.url
+            table.goto("about:blank")  # no page follows the rest: nothing renders
+            seat.goto("about:blank")
+            taps = _tap_by_routes(api, game_id, tokens, taps, honest)
+            now = api.ok("GET", f"/record/{game_id}/now")
+            table.goto(address)
+            break
     _at(table, game_id, now["seq"])
     replay = table.get_attribute("#replay", "href")
     assert replay is not None and api.http.get(replay).status_code == 200
@@ -176,8 +278,10 @@ def test_four_games_recorded_on_two_phones_export_and_import_with_the_same_score
                 page.on("pageerror", lambda error: errors.append(str(error)))
                 pages.append(page)
             table, seat, watcher = pages
+            full = os.environ.get("LOOM_RECORDER_FULL") == "1"
             for number, game in enumerate(os.environ.get("LOOM_RECORDER_GAMES", ",".join(ORDER)).split(",")):
-                recorded.append(_record(api, table, seat, watcher if number == 0 else None, game, number == 0))
+                some = None if full else BROWSER_TAPS.get(game)
+                recorded.append(_record(api, table, seat, watcher if number == 0 else None, game, number == 0, some))
             assert errors == []
         finally:
             browser.close()
