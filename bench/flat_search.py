@@ -29,7 +29,7 @@ from random import Random
 from typing import Any
 
 from loom.engine.protocol import CHANCE_TO_MOVE, AnyGame, Bot, Tuning
-from loom.engine.search import score_chances, shares, step
+from loom.engine.search import best_first, score_chances, shares, step
 from loom.events.base import IllegalAction
 
 FEWEST_WORLDS = 4
@@ -74,13 +74,7 @@ class HalvingSearchBot:
 
     def candidates(self, view: Any, legal: Sequence[Any], rng: Random) -> list[Any]:
         """The greedy bot's best few legal actions, best first."""
-        left: list[Any] = list(legal)
-        out: list[Any] = []
-        while left and len(out) < self.tuning.candidates:
-            best = self.ranker.choose(view, left, rng)
-            out.append(best)
-            left.remove(best)
-        return out
+        return best_first(self.ranker, view, legal, self.tuning.candidates, rng)
 
     def playout(self, state: Any, action: Any, rng: Random) -> list[float]:
         """Play `action`, then the light policy for at most `horizon` decisions; each seat's reward."""

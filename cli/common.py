@@ -52,6 +52,10 @@ Db = Annotated[
 AsJson = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
 
 
+INTERRUPTED = "Query interrupted"
+"""What DuckDB raises (a RuntimeError) when Ctrl-C comes during one of its statements: an interruption as any other."""
+
+
 def fails_cleanly(fn: F) -> F:
     """Turn Loom's errors into one line on stderr and exit code 2, never a traceback."""
 
@@ -66,6 +70,11 @@ def fails_cleanly(fn: F) -> F:
             err.print("stopped; nothing half-written was kept")
             raise typer.Exit(143) from None
         except KeyboardInterrupt:
+            err.print("interrupted; nothing half-written was kept")
+            raise typer.Exit(130) from None
+        except RuntimeError as error:
+            if str(error) != INTERRUPTED:
+                raise
             err.print("interrupted; nothing half-written was kept")
             raise typer.Exit(130) from None
 

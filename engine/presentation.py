@@ -72,6 +72,11 @@ def sentence(text: str) -> str:
     return text if text.endswith((".", "!", "?")) else text + "."
 
 
+def reshuffled(discarded: int) -> str:
+    """The sentence of a discard pile of `discarded` cards shuffled into a new deck (Motto's and Moorea's rule)."""
+    return f"The deck ran out: the discard pile ({discarded} cards) was shuffled into a new deck."
+
+
 def presentation(name: str) -> Presentation[Any]:
     """The presentation of the game called `name` (UnknownGame if Loom does not know it)."""
     get_game(name)  # a game Loom does not know is refused here, not by an import error

@@ -125,6 +125,17 @@ def decision(root: Node, order: Sequence[Any], confidence: float) -> Any:
     return best if mean > confidence * spread / math.sqrt(len(gains)) else first
 
 
+def best_first(ranker: Bot, view: Any, legal: Sequence[Any], count: int, rng: Random) -> list[Any]:
+    """The `count` legal actions `ranker` likes best, best first (each chosen from those it has not yet taken)."""
+    left: list[Any] = list(legal)
+    out: list[Any] = []
+    while left and len(out) < count:
+        best = ranker.choose(view, left, rng)
+        out.append(best)
+        left.remove(best)
+    return out
+
+
 class IsmctsBot:
     """The `mcts` bot: SO-ISMCTS with `budget` iterations per decision, one determinization each, from its seat's
     view only."""
@@ -145,13 +156,7 @@ class IsmctsBot:
 
     def candidates(self, view: Any, legal: Sequence[Any], rng: Random) -> list[Any]:
         """The greedy bot's best few legal actions, best first: the root's actions, in the order they are tried."""
-        left: list[Any] = list(legal)
-        out: list[Any] = []
-        while left and len(out) < self.tuning.candidates:
-            best = self.ranker.choose(view, left, rng)
-            out.append(best)
-            left.remove(best)
-        return out
+        return best_first(self.ranker, view, legal, self.tuning.candidates, rng)
 
     def search(self, view: Any, actions: Sequence[Any], rng: Random) -> Node:
         """The tree grown by `budget` iterations from the seat to move's `view`, the root's actions being `actions`

@@ -15,7 +15,7 @@ from loom.engine.moorea.rules import to_move
 from loom.engine.moorea.score import breakdown, scores
 from loom.engine.moorea.state import DRAW, PHASES, MooreaState, phase
 from loom.engine.moves import Move, only_type
-from loom.engine.presentation import Presentation, Voice, listed, sentence
+from loom.engine.presentation import Presentation, Voice, listed, reshuffled, sentence
 from loom.engine.protocol import CHANCE_TO_MOVE, HIDDEN
 from loom.events import moorea as ev
 from loom.events.base import Event
@@ -232,9 +232,7 @@ def tell(before: MooreaState, event: Event, after: MooreaState, voice: Voice) ->
     if isinstance(p, ev.ProductLaidOut):
         return sentence(f"The layout was refilled with {product_words(p.product)}")
     if isinstance(p, ev.DiscardReshuffled):
-        return sentence(
-            f"The deck ran out: the discard pile ({len(before.discard)} cards) was shuffled into a new deck"
-        )
+        return reshuffled(len(before.discard))
     return sentence(f"{who}: {p.TYPE}")
 
 

@@ -13,7 +13,7 @@ from loom.engine.motto.rules import to_move
 from loom.engine.motto.score import scores
 from loom.engine.motto.state import MottoState
 from loom.engine.moves import Move, only_type
-from loom.engine.presentation import Presentation, Voice, listed, sentence
+from loom.engine.presentation import Presentation, Voice, listed, reshuffled, sentence
 from loom.engine.protocol import CHANCE_TO_MOVE, HIDDEN
 from loom.events import motto as ev
 from loom.events.base import Event
@@ -143,9 +143,7 @@ def tell(before: MottoState, event: Event, after: MottoState, voice: Voice) -> s
     if isinstance(p, ev.PoolRefilled):
         return sentence(f"The pool was refilled from the deck with {p.card}")
     if isinstance(p, ev.DiscardReshuffled):
-        return sentence(
-            f"The deck ran out: the discard pile ({len(before.discard)} cards) was shuffled into a new deck"
-        )
+        return reshuffled(len(before.discard))
     return sentence(f"{who}: {p.TYPE}")
 
 

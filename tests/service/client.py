@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import time
 from dataclasses import dataclass
 from random import Random
 from typing import Any
@@ -10,6 +12,8 @@ from typing import Any
 import httpx
 
 ADMIN = "admin-token-for-the-tests"
+STARTUP = 60.0
+"""Seconds a `logs serve` process may take to answer (a loaded machine starts Python slowly)."""
 
 
 @dataclass
@@ -79,3 +83,15 @@ def read_stream(api: Api, path: str, token: str | None, last_seq: int) -> str:
             if any(kind == "end" or data.get("seq") == last_seq for kind, data in told):
                 return text
     return text
+
+
+def wait_until_serving(api: Api, server: subprocess.Popen[Any]) -> None:
+    """Return once the `logs serve` process `server` answers `api`'s requests; fail if it dies or never does."""
+    deadline = time.monotonic() + STARTUP
+    while True:
+        try:
+            api.http.get("/games")
+            return
+        except httpx.TransportError:
+            assert server.poll() is None and time.monotonic() < deadline, "the server did not start"
+            time.sleep(0.1)

@@ -26,11 +26,10 @@ from loom.service.errors import Conflict
 from loom.service.models import ActionBody, NewGameBody
 from loom.service.server import free_port
 from loom.service.settings import Settings
-from tests.service.client import ADMIN, Api
+from tests.service.client import ADMIN, Api, wait_until_serving
 from tests.service.test_load import _together
 
 GAMES = 16
-STARTUP = 60.0
 MOTTO = get_game("motto")
 
 
@@ -161,14 +160,7 @@ def test_every_acknowledged_append_survives_kill_9(tmp_path: Path) -> None:
     )
     api, acknowledged, stop = Api(f"http://127.0.0.1:{port}"), {}, threading.Event()
     try:
-        deadline = time.monotonic() + STARTUP
-        while True:
-            try:
-                api.http.get("/games")
-                break
-            except httpx.TransportError:
-                assert server.poll() is None and time.monotonic() < deadline, "the server did not start"
-                time.sleep(0.1)
+        wait_until_serving(api, server)
         games = [api.create("motto", ["Ann", "Ben", "Cy"], seed=index) for index in range(4)]
 
         def play(index: int) -> None:

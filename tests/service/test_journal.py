@@ -10,14 +10,12 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from random import Random
 from typing import Any
 
-import httpx
 import pytest
 
 from loom.engine.registry import get_game
@@ -36,10 +34,9 @@ from loom.service.hub import Hub
 from loom.service.models import ActionBody, NewGameBody
 from loom.service.server import free_port
 from loom.service.settings import Settings
-from tests.service.client import ADMIN, Api
+from tests.service.client import ADMIN, Api, wait_until_serving
 
 MOTTO = get_game("motto")
-STARTUP = 60.0
 TABLES = ("events", "snapshots", "results")
 
 
@@ -182,14 +179,7 @@ def test_every_append_acknowledged_with_the_mover_held_back_survives_kill_9(tmp_
     )
     api, acknowledged = Api(f"http://127.0.0.1:{port}"), {}
     try:
-        deadline = time.monotonic() + STARTUP
-        while True:
-            try:
-                api.http.get("/games")
-                break
-            except httpx.TransportError:
-                assert server.poll() is None and time.monotonic() < deadline, "the server did not start"
-                time.sleep(0.1)
+        wait_until_serving(api, server)
         games = [api.create("motto", ["Ann", "Ben", "Cy"], seed=index) for index in range(3)]
         created = {game["id"]: game["seq"] for game in games}
         # Each game's state read once (kept by the server): from then on the appends need no read of the store.
