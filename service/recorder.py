@@ -22,9 +22,11 @@ import asyncio
 import html
 import io
 import json
+import weakref
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields, replace
+from functools import lru_cache
 from random import Random
 from typing import Annotated, Any
 
@@ -36,8 +38,9 @@ from rich.console import Console
 from loom.engine.presentation import Voice, presentation
 from loom.engine.protocol import CHANCE_TO_MOVE, HIDDEN, AnyGame
 from loom.engine.registry import get_game, playable
-from loom.events.base import Event, IllegalAction, LoomError, Payload
+from loom.events.base import IllegalAction, LoomError, Payload
 from loom.replay.live import Filter, find_games
+from loom.replay.replay import position
 from loom.replay.store import GameInfo, Store
 from loom.service import writing
 from loom.service.access import Forbidden, Grant, Unauthorized
@@ -326,13 +329,11 @@ class Page:
 
     @property
     def viewer(self) -> Viewer:
-        """What the page shows: its seat's view; the table's whole game, or, once a seat records on its own phone,
-        the view of the table's own seat (the first one left to it), else the public view."""
+        """What the page shows: its seat's view; the table's whole game while it records alone (its owner sees
+        everything), else, once a seat records on its own phone, the public view: what everyone at the table sees."""
         if self.grant.seat is not None and not self.grant.everything:
             return self.grant.seat
-        if not self.phones:
-            return OMNISCIENT
-        return next((s for s in range(self.info.players) if s not in self.phones), PUBLIC)
+        return PUBLIC if self.phones else OMNISCIENT
 
     def records(self, mover: int | None) -> bool:
         """Whether this page records the next event (chance's are the table's)."""
@@ -455,48 +456,83 @@ def record_page(
     choice: Annotated[str | None, Query(description="the taps so far of the next event")] = None,
 ) -> Response:
     """A game's recording page, for the table's token or a seat's."""
+    found = _recording(game_id, request, service, caller, phones, choice)
+    if isinstance(found, str):
+        return RedirectResponse(found, status_code=303)
+    body, data = found
+    return html_page(_document(f"{get_game(_game_of(service, data)).title}: recording", body, data))
+
+
+@router.get("/record/{game_id}/part")
+def record_part(
+    game_id: int,
+    request: Request,
+    service: Svc,
+    caller: Who,
+    phones: Annotated[str | None, Query(description="seats recorded on their own phones")] = None,
+    choice: Annotated[str | None, Query(description="the taps so far of the next event")] = None,
+) -> dict[str, Any]:
+    """The recording page's content as it is now, for the page to show without loading itself again (after another
+    phone's event, by the live stream); `url` alone when recording went on in a branch (an undo)."""
+    found = _recording(game_id, request, service, caller, phones, choice)
+    if isinstance(found, str):
+        return {"url": found}
+    body, data = found
+    return {"url": data["url"], "html": body, "data": data}
+
+
+def _recording(
+    game_id: int, request: Request, service: Svc, caller: Caller, phones: str | None, choice: str | None
+) -> tuple[str, dict[str, Any]] | str:
+    """The page's content and data; or the address to go to instead (the branch an undo made, or the page without
+    a choice that no longer fits the game)."""
     store = service.db.reader()
     asked = store.game(game_id)
     grant = _grant(service, caller, asked)
     info = newest(store, game_id)
     delegated = _phones(phones, info.players)
     if info.id != game_id:
-        return RedirectResponse(_address(info.id, _token_on(service, caller, grant, info), delegated), status_code=303)
-    page = Page(info, grant, delegated)
+        return _address(info.id, _token_on(service, caller, grant, info), delegated)
     try:
         tapped = json.loads(choice) if choice else {}
     except ValueError:
         tapped = {}
+    tapped = tapped if isinstance(tapped, dict) else {}
     try:
-        return html_page(
-            _recording_html(service, page, caller.token, tapped if isinstance(tapped, dict) else {}, request)
-        )
+        return _recording_part(service, info.id, grant, delegated, caller.token, tapped, str(request.base_url))
     except StaleChoice:
-        return RedirectResponse(_address(info.id, caller.token, delegated), status_code=303)
+        return _address(info.id, caller.token, delegated)
+
+
+def _game_of(service: Service, data: dict[str, Any]) -> str:
+    return service.db.latest(int(data["game"]))[0].game
 
 
 @router.post("/record/{game_id}/tap")
-async def tap(game_id: int, body: Tap, service: Svc, caller: Who) -> dict[str, Any]:
-    """A tap: the page of the next tap, or, once the taps make whole events, those written and the page after."""
-    store = service.db.reader()
-    info, state = service.db.latest(game_id)
+async def tap(game_id: int, body: Tap, request: Request, service: Svc, caller: Who) -> dict[str, Any]:
+    """A tap: the next tap's page, or, once the taps make whole events, those written and the page after; either
+    as its address and its content (`html`, `data`), which the page shows without loading itself again."""
+    info, state = _latest(service, game_id)
     grant = _grant(service, caller, info)
     phones = _phones(",".join(str(s) for s in body.phones), info.players)
-    page = Page(store.game(game_id), grant, phones)
+    page = Page(info, grant, phones)
     if info.last_seq != body.seq:
         raise StaleChoice(f"game {game_id} is at event {info.last_seq}, not {body.seq}: the page is read again")
     game = get_game(info.game)
     if not page.records(game.to_move(state)):
         raise Forbidden("this page does not record the next event: another phone does")
-    table = not writing.dealt_by_loom(store, game_id)
-    found = choices(game, state, _names(page.info), body.choice, table, page.viewer)
-    if found.lines is None:
-        return {"url": _address(game_id, caller.token, phones, body.choice)}
-    if found.elsewhere:  # a card the page could not rule out, but not really there: say so without naming any card
-        raise IllegalAction("that card cannot come from there: it is elsewhere at the table; check it and tap again")
-    events = EventsBody(expected_seq=body.seq, events=found.lines)
-    written = await asyncio.wrap_future(writing.write_events(service, caller, game_id, events))
-    return {"url": _address(game_id, caller.token, phones), "seq": written["seq"]}
+    found = choices(game, state, _names(page.info), body.choice, _facts(service, game_id)[0], page.viewer)
+    tapped = body.choice
+    if found.lines is not None:
+        if found.elsewhere:  # a card the page could not rule out, but not really there: say so naming no card
+            raise IllegalAction(
+                "that card cannot come from there: it is elsewhere at the table; check it and tap again"
+            )
+        events = EventsBody(expected_seq=body.seq, events=found.lines)
+        await asyncio.wrap_future(writing.write_events(service, caller, game_id, events))
+        tapped = {}
+    html_part, data = _recording_part(service, game_id, grant, phones, caller.token, tapped, str(request.base_url))
+    return {"url": data["url"], "seq": data["seq"], "html": html_part, "data": data}
 
 
 @router.post("/record/{game_id}/undo")
@@ -536,35 +572,50 @@ def now(game_id: int, service: Svc) -> dict[str, Any]:
 @router.get("/record/{game_id}/watch", response_class=HTMLResponse)
 def watch(game_id: int, service: Svc) -> Response:
     """A spectator's page: the public view, following the game live."""
-    store = service.db.reader()
-    info = newest(store, game_id)
+    info = newest(service.db.reader(), game_id)
     if info.id != game_id:
         return RedirectResponse(f"/record/{info.id}/watch", status_code=303)
-    game = get_game(info.game)
-    events = store.load(info.id)
-    state = _fold(game, events)
-    body = (
-        f"<h1>{html.escape(game.title)}: {html.escape(_players(info))}</h1>"
-        f"<p class=status>{html.escape(_status(game, info, state, PUBLIC))}</p>"
-        f"{_table_html(game, state, PUBLIC, info.players)}{_moves_html(game, info, events, PUBLIC)}"
-    )
-    data = {
-        "kind": "watch",
-        "game": info.id,
-        "seq": info.last_seq,
-        "stream": f"/games/{info.id}/stream?as=public&after={info.last_seq}",
-    }
-    return html_page(_document(f"{game.title}: watching", body, data))
+    body, data = _watch_part(service, info.id)
+    return html_page(_document(f"{get_game(info.game).title}: watching", body, data))
+
+
+@router.get("/record/{game_id}/watch/part")
+def watch_part(game_id: int, service: Svc) -> dict[str, Any]:
+    """The spectator's page's content as it is now (`url` alone once recording went on in a branch)."""
+    info = newest(service.db.reader(), game_id)
+    if info.id != game_id:
+        return {"url": f"/record/{info.id}/watch"}
+    body, data = _watch_part(service, info.id)
+    return {"url": data["url"], "html": body, "data": data}
 
 
 # --- Pages ------------------------------------------------------------------------------------------------------------
 
 
-def _fold(game: AnyGame, events: Sequence[Event]) -> Any:
-    state = game.blank()
-    for event in events:
-        state = game.apply(state, event.payload)
-    return state
+def _latest(service: Service, game_id: int) -> tuple[GameInfo, Any]:
+    """The game's row, with its seats, and its state after its last event (kept in memory by the service)."""
+    info, state = service.db.latest(game_id)
+    if not info.seats:  # the row kept with the state may leave out the seats
+        info = replace(info, seats=_facts(service, game_id)[1])
+    return info, state
+
+
+_FACTS: weakref.WeakKeyDictionary[Any, dict[int, tuple[bool, tuple[Any, ...]]]] = weakref.WeakKeyDictionary()
+FACTS_KEPT = 4096
+
+
+def _facts(service: Service, game_id: int) -> tuple[bool, tuple[Any, ...]]:
+    """Whether a real table deals the game (Loom recorded no hidden order), and its seats: neither ever changes, so
+    each is read once per game (per running service), not on every tap."""
+    kept = _FACTS.setdefault(service.db, {})
+    found = kept.get(game_id)
+    if found is None:
+        store = service.db.reader()
+        found = (not writing.dealt_by_loom(store, game_id), store.game(game_id).seats)
+        if len(kept) >= FACTS_KEPT:
+            kept.clear()
+        kept[game_id] = found
+    return found
 
 
 def _names(info: GameInfo) -> list[str]:
@@ -575,7 +626,7 @@ def _players(info: GameInfo) -> str:
     return ", ".join(_names(info))
 
 
-def _status(game: AnyGame, info: GameInfo, state: Any, viewer: Viewer) -> str:
+def _status(game: AnyGame, info: GameInfo, state: Any) -> str:
     mover = game.to_move(state)
     if mover is None:
         scores = game.scores(state)
@@ -584,8 +635,11 @@ def _status(game: AnyGame, info: GameInfo, state: Any, viewer: Viewer) -> str:
     return f"Event {info.last_seq}, turn {info.turns}: {who} to record next"
 
 
-def _table_html(game: AnyGame, state: Any, viewer: Viewer, seats: int) -> str:
-    """The table drawn by the game's render module, as `viewer` may see it (text, escaped by rich)."""
+@lru_cache(maxsize=64)
+def _table_html(name: str, state: Any, viewer: Viewer, seats: int) -> str:
+    """The table drawn by the game's render module, as `viewer` may see it (text, escaped by rich); kept for the
+    other pages showing the same position (each phone's page after each event)."""
+    game = get_game(name)
     console = Console(
         record=True, width=72, file=io.StringIO(), color_system="truecolor", highlight=False, markup=False, emoji=False
     )
@@ -595,34 +649,47 @@ def _table_html(game: AnyGame, state: Any, viewer: Viewer, seats: int) -> str:
     return console.export_html(inline_styles=True, code_format='<pre class="table" id="table">{code}</pre>')
 
 
-def _moves_html(game: AnyGame, info: GameInfo, events: Sequence[Event], viewer: Viewer) -> str:
+def _moves_html(service: Service, game: AnyGame, info: GameInfo, viewer: Viewer) -> str:
     """The last moves in words, newest first, as `viewer` saw them at the table."""
-    tell = presentation(game.name).tell
-    voice = Voice(tuple(_names(info)), None if viewer == OMNISCIENT else viewer if isinstance(viewer, int) else -1)
-    told, state = [], _fold(game, events[:-MOVES_SHOWN])
-    for event in events[-MOVES_SHOWN:]:
-        after = game.apply(state, event.payload)
-        if viewer == PUBLIC:  # no seat's voice: who did what, never which card
+    store = service.db.reader()
+    start = max(0, info.last_seq - MOVES_SHOWN)
+    events = store.load(info.id, after=start)
+    told = []
+    if viewer == PUBLIC:  # no seat's voice: who did what, never which card
+        for event in events:
             actor = "chance" if event.actor is None else _names(info)[event.actor]
             told.append(f"{actor}: {event.type.split('.', 1)[-1]}")
-        else:
+    else:
+        tell = presentation(game.name).tell
+        voice = Voice(tuple(_names(info)), None if viewer == OMNISCIENT else int(viewer))
+        state = position(store, info.id, seq=start).state if start else game.blank()
+        for event in events:
+            after = game.apply(state, event.payload)
             told.append(tell(state, event, after, voice))
-        state = after
+            state = after
     items = "".join(f"<li>{html.escape(line)}</li>" for line in reversed(told))
     return f'<h2>Moves</h2><ol class="moves" id="moves" reversed>{items}</ol>'
 
 
-def _recording_html(service: Service, page: Page, token: str | None, tapped: dict[str, Any], request: Request) -> str:
-    info = page.info
-    store = service.db.reader()
+def _recording_part(
+    service: Service,
+    game_id: int,
+    grant: Grant,
+    phones: frozenset[int],
+    token: str | None,
+    tapped: dict[str, Any],
+    base: str,
+) -> tuple[str, dict[str, Any]]:
+    """A recording page's content (its heading, the options of its next tap, the table, the moves, the table's
+    tools) and its data, for the game as it is now."""
+    info, state = _latest(service, game_id)
+    page = Page(info, grant, phones)
     game = get_game(info.game)
-    events = store.load(info.id)
-    state = _fold(game, events)
     mover = game.to_move(state)
     viewer = page.viewer
-    whose = "the table" if page.grant.everything else _names(info)[page.grant.seat or 0]
+    whose = "the table" if grant.everything else _names(info)[grant.seat or 0]
     parts = [f"<h1>{html.escape(game.title)} <small>({html.escape(whose)})</small></h1>"]
-    parts.append(f'<p class="status" id="status">{html.escape(_status(game, info, state, viewer))}</p>')
+    parts.append(f'<p class="status" id="status">{html.escape(_status(game, info, state))}</p>')
     if mover is None:
         replay = f"/games/{info.id}/replay" + (f"?token={html.escape(token)}" if token else "")
         parts.append(
@@ -630,7 +697,7 @@ def _recording_html(service: Service, page: Page, token: str | None, tapped: dic
             '<a class="go" href="/dashboard">The dashboard</a></p>'
         )
     elif page.records(mover):
-        found = choices(game, state, _names(info), tapped, not writing.dealt_by_loom(store, info.id), viewer)
+        found = choices(game, state, _names(info), tapped, _facts(service, info.id)[0], viewer)
         heading = "Your move" if found.asking == "move" else f"Which card? ({found.asking.rsplit('.', 1)[-1]})"
         options = found.options
         if found.lines is not None:  # nothing left open: one tap records it
@@ -647,29 +714,63 @@ def _recording_html(service: Service, page: Page, token: str | None, tapped: dic
     else:
         waiting = "the table's phone" if mover == CHANCE_TO_MOVE else f"{_names(info)[mover]}'s phone"
         parts.append(f'<p class="waiting" id="waiting">Waiting for {html.escape(waiting)}.</p>')
-    parts.append(_table_html(game, state, viewer, info.players))
-    parts.append(_moves_html(game, info, events, viewer))
-    if page.grant.everything:
-        parts.append(_table_tools(page, token, request, mover is not None))
-    stream = f"/games/{info.id}/stream?after={info.last_seq}" + (f"&token={token}" if token else "")
-    data = {"kind": "record", "game": info.id, "seq": info.last_seq, "phones": sorted(page.phones), "stream": stream}
-    return _document(f"{game.title}: recording", "".join(parts), data)
+    parts.append(_table_html(game.name, state, viewer, info.players))
+    parts.append(_moves_html(service, game, info, viewer))
+    if grant.everything:
+        parts.append(_table_tools(service, page, token, base, mover is not None))
+    data = {
+        "kind": "record",
+        "game": info.id,
+        "seq": info.last_seq,
+        "phones": sorted(phones),
+        "url": _address(info.id, token, phones, tapped),
+        "part": _address(info.id, token, phones).replace(f"/record/{info.id}", f"/record/{info.id}/part", 1),
+        # the page needs only to know that an event came: the public stream tells it, naming no card
+        "stream": f"/games/{info.id}/stream?as=public&after={info.last_seq}",
+        "over": mover is None,
+    }
+    return "".join(parts), data
 
 
-def _table_tools(page: Page, token: str | None, request: Request, open_game: bool) -> str:
-    """The table's own tools: undo, each seat's QR code for its player's phone, the spectators' link."""
+def _watch_part(service: Service, game_id: int) -> tuple[str, dict[str, Any]]:
+    """A spectator's page's content and data: the public view and who did what."""
+    info, state = _latest(service, game_id)
+    game = get_game(info.game)
+    body = (
+        f"<h1>{html.escape(game.title)}: {html.escape(_players(info))}</h1>"
+        f'<p class="status" id="status">{html.escape(_status(game, info, state))}</p>'
+        f"{_table_html(game.name, state, PUBLIC, info.players)}{_moves_html(service, game, info, PUBLIC)}"
+    )
+    data = {
+        "kind": "watch",
+        "game": info.id,
+        "seq": info.last_seq,
+        "url": f"/record/{info.id}/watch",
+        "part": f"/record/{info.id}/watch/part",
+        "stream": f"/games/{info.id}/stream?as=public&after={info.last_seq}",
+        "over": game.to_move(state) is None,
+    }
+    return body, data
+
+
+@lru_cache(maxsize=256)
+def _qr(link: str) -> str:
+    """A link's QR code as inline SVG (the same on every render of the table's page: made once)."""
     import segno
 
-    info, service_base = page.info, str(request.base_url).rstrip("/")
-    keys = request.app.state.service.keys
+    return str(segno.make(link, error="m").svg_inline(scale=4, dark="#000", light="#fff"))
+
+
+def _table_tools(service: Service, page: Page, token: str | None, base: str, open_game: bool) -> str:
+    """The table's own tools: undo, each seat's QR code for its player's phone, the spectators' link."""
+    info = page.info
     parts = ['<h2>Table</h2><p><button class="undo" id="undo">Undo the last event</button></p>' if open_game else ""]
     for seat, name in enumerate(_names(info)):
-        join = f"{service_base}/record/{info.id}?token={keys.token(info.id, seat)}"
+        join = f"{base.rstrip('/')}/record/{info.id}?token={service.keys.token(info.id, seat)}"
         if seat in page.phones:
-            qr = segno.make(join, error="m").svg_inline(scale=4, dark="#000", light="#fff")
             parts.append(
                 f'<details class="seat" open><summary>{html.escape(name)} records on their phone: scan</summary>'
-                f'{qr}<p><a class="join" id="join-{seat}" href="{html.escape(join)}">'
+                f'{_qr(join)}<p><a class="join" id="join-{seat}" href="{html.escape(join)}">'
                 f"{html.escape(name)}'s link</a></p>"
                 "</details>"
             )
@@ -698,55 +799,90 @@ pre.table{overflow-x:auto;font-size:.72rem;background:#fafafa;padding:6px}
 
 SCRIPT = """
 (() => {
-  const data = JSON.parse(document.getElementById('page-data').textContent);
+  const block = document.getElementById('page-data');
+  let data = JSON.parse(block.textContent);
   const token = new URLSearchParams(location.search).get('token');
   const headers = {'Content-Type': 'application/json'};
   if (token) headers['Authorization'] = 'Bearer ' + token;
   const error = document.getElementById('error');
   let leaving = false;
   const go = (url) => { if (!leaving) { leaving = true; location.assign(url); } };
-  const busy = (on) => document.querySelectorAll('button').forEach(b => { b.disabled = on; });
-  async function post(path, body) {
-    if (leaving) return;
-    busy(true);
-    try {
-      const answer = await fetch(path, {method: 'POST', headers, body: JSON.stringify(body)});
-      const json = await answer.json();
-      if (answer.ok) { go(json.url); return; }
-      error.textContent = json.error || answer.statusText;
-      if (answer.status === 409 || answer.status === 403) setTimeout(() => go(plain()), 800);
-    } catch (e) { error.textContent = String(e); }
-    busy(false);
-  }
-  const plain = () => { const u = new URL(location.href); u.searchParams.delete('choice'); return u.toString(); };
   if (data.kind === 'start') {
-    document.getElementById('start').addEventListener('submit', (event) => {
+    document.getElementById('start').addEventListener('submit', async (event) => {
       event.preventDefault();
       const game = document.querySelector('input[name=game]:checked').value;
       const players = [...document.querySelectorAll('input.name')].map(i => i.value.trim()).filter(Boolean);
-      post('/record/games', {game, players});
+      const answer = await fetch('/record/games', {method: 'POST', headers, body: JSON.stringify({game, players})});
+      const json = await answer.json();
+      if (answer.ok) go(json.url); else error.textContent = json.error || answer.statusText;
     });
     return;
   }
-  document.querySelectorAll('button[data-choice]').forEach(button => button.addEventListener('click', () => {
-    const choice = JSON.parse(button.dataset.choice);
-    post('/record/' + data.game + '/tap', {seq: data.seq, choice, phones: data.phones});
-  }));
-  const undo = document.getElementById('undo');
-  const undone = () => post('/record/' + data.game + '/undo', {seq: data.seq, phones: data.phones});
-  if (undo) undo.addEventListener('click', undone);
-  // Another phone's events arrive by the game's live stream; an undo (a new branch) by a slower look.
+  // The page changes in place: a tap's answer, or another phone's event (the live stream), brings its new content;
+  // only an undo (recording goes on in a branch) loads another page.
+  const main = document.getElementById('page');
+  window.renders = 0;
+  let newest = data.seq, posting = false, fetching = false, timer = null;
+  function show(json) {
+    if (!json.html || json.data.game !== data.game) { go(json.url); return; }
+    main.innerHTML = json.html;
+    data = json.data;
+    block.textContent = JSON.stringify(data);
+    history.replaceState(null, '', data.url);
+    window.renders += 1;
+  }
+  function later() {
+    if (!posting && !leaving && !timer && newest > data.seq) timer = setTimeout(refresh, 20);
+  }
+  async function refresh() {
+    timer = null;
+    if (fetching || posting || leaving) return;
+    fetching = true;
+    try {
+      const answer = await fetch(data.part, {headers});
+      if (answer.ok) { error.textContent = ''; show(await answer.json()); }
+    } catch (e) { /* the server may be restarting: the next event or look tries again */ }
+    fetching = false;
+    later();
+  }
+  async function post(path, body) {
+    if (leaving || posting) return;
+    posting = true;
+    document.querySelectorAll('button').forEach(b => { b.disabled = true; });
+    let stale = false;
+    try {
+      const answer = await fetch(path, {method: 'POST', headers, body: JSON.stringify(body)});
+      const json = await answer.json();
+      if (answer.ok) { error.textContent = ''; show(json); }
+      else { error.textContent = json.error || answer.statusText; stale = true; }
+    } catch (e) { error.textContent = String(e); stale = true; }
+    posting = false;
+    if (stale) { newest = Math.max(newest, data.seq + 1); data.seq = -1; }  // read the page again, as it is now
+    later();
+  }
+  document.addEventListener('click', (event) => {
+    const button = event.target.closest('button');
+    if (!button || button.disabled) return;
+    if (button.id === 'undo') post('/record/' + data.game + '/undo', {seq: data.seq, phones: data.phones});
+    else if (button.dataset.choice !== undefined) {
+      const choice = JSON.parse(button.dataset.choice);
+      post('/record/' + data.game + '/tap', {seq: data.seq, choice, phones: data.phones});
+    }
+  });
   const stream = new EventSource(data.stream);
-  let soon = null;  // a burst of another phone's events: one reload, a moment after the first
-  stream.addEventListener('event', () => { if (!soon) soon = setTimeout(() => go(plain()), 250); });
+  stream.addEventListener('event', (message) => {
+    newest = Math.max(newest, JSON.parse(message.data).seq);
+    later();
+  });
   stream.addEventListener('end', () => stream.close());
-  async function look() {
+  async function look() {  // an undo makes a branch, which no stream of this game tells
     if (leaving) return;
     try {
       const answer = await fetch('/record/' + data.game + '/now');
       const json = await answer.json();
-      if (json.id !== data.game || json.seq !== data.seq) { go(plain()); return; }
-    } catch (e) { /* the server may be restarting: look again */ }
+      if (json.id !== data.game) refresh();
+      else if (json.seq > data.seq) { newest = Math.max(newest, json.seq); later(); }
+    } catch (e) { /* look again */ }
     setTimeout(look, 1500);
   }
   setTimeout(look, 1500);
@@ -761,6 +897,6 @@ def _document(title: str, body: str, data: dict[str, Any]) -> str:
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{html.escape(title)}</title><style>{STYLE}</style></head><body>"
-        f'{body}<p id="error" role="alert"></p>'
+        f'<main id="page">{body}</main><p id="error" role="alert"></p>'
         f'<script type="application/json" id="page-data">{blob}</script><script>{SCRIPT}</script></body></html>'
     )

@@ -229,3 +229,27 @@ def _data_of(text: str) -> dict[str, Any]:
     found = re.search(r'<script type="application/json" id="page-data">(.*?)</script>', text)
     assert found is not None
     return dict(json.loads(found[1]))
+
+
+def _table_of(text: str) -> str:
+    found = re.search(r'<pre class="table".*?</pre>', text, re.S)
+    assert found is not None
+    return found[0]
+
+
+def test_the_tables_page_shows_the_public_view_once_a_seat_records_on_its_own_phone(api: Api) -> None:
+    page, tokens = _dealt_motto(api)
+    alone = api.ok("GET", f"/record/{page['game']}/part?token={tokens['table']}")
+    shared = api.ok("GET", f"/record/{page['game']}/part?token={tokens['table']}&phones=1")
+    public = api.ok("GET", f"/record/{page['game']}/watch/part")
+    assert _table_of(shared["html"]) == _table_of(public["html"])  # what everyone at the table sees
+    assert _table_of(alone["html"]) != _table_of(public["html"])  # one phone alone: its owner sees every hand
+    assert shared["data"]["stream"].startswith(f"/games/{page['game']}/stream?as=public")
+
+
+def test_a_tap_answers_with_the_next_page_to_show_in_place(api: Api) -> None:
+    page, tokens = _dealt_motto(api)
+    body = {"seq": page["seq"], "choice": {"action": 0}, "phones": []}
+    answer = api.ok("POST", f"/record/{page['game']}/tap", tokens["table"], json=body)
+    assert answer["data"]["game"] == page["game"] and answer["data"]["seq"] >= page["seq"]
+    assert 'id="status"' in answer["html"] and "<script" not in answer["html"]
