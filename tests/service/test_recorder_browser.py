@@ -83,22 +83,24 @@ class Table:
         self.state: Any = None
 
     def follow(self, game_id: int, seq: int) -> Any:
-        """The state after event `seq` of game `game_id` (a new one, or the branch an undo made: read whole)."""
+        """The state after the newest event of game `game_id` (a new one, or the branch an undo made: read whole);
+        its seq is `self.at[1]`, which may be past `seq` if the game has moved on since."""
         if self.at[0] != game_id:
             self.at, self.state = (game_id, 0), self.rules.blank()
-        if self.at[1] != seq:
+        if self.at[1] < seq:
             path = f"/games/{game_id}/events?after={self.at[1]}&limit=5000"
             for line in self.api.ok("GET", path, ADMIN)["events"]:
                 kept = {k: v for k, v in line.items() if k not in ("seq", "turn", "actor", "v")}
                 self.state, _ = record(self.rules, self.state, parse_event(kept, self.game)[1])
-            self.at = (game_id, seq)
+                self.at = (game_id, line["seq"])
         return self.state
 
     def pick(self, data: dict[str, Any], shown: list[str]) -> int:
         """The index of the option to tap: the mover's move as the greedy bot plays it, else a card the truth
         offers too (the page lists every card it cannot rule out; a player drawing one sees the real card)."""
         state = self.follow(data["game"], data["seq"])
-        so_far = json.loads(shown[0]) if len(shown) == 1 else {}
+        if self.at != (data["game"], data["seq"]):  # the page is a moment behind: its tap is refused, it reads again
+            return 0
         options = [json.loads(c) for c in shown]
         mover = self.rules.to_move(state)
         if all(set(o) == {"action"} for o in options) and mover not in (None, CHANCE_TO_MOVE):
