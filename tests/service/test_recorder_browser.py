@@ -68,6 +68,7 @@ def _at(page: Any, game_id: int, seq: int) -> None:
         "([id, seq]) => { const d = document.getElementById('page-data');"
         " if (!d) return false; const j = JSON.parse(d.textContent); return j.game === id && j.seq === seq; }",
         arg=[game_id, seq],
+        polling=10,  # a timer, not every animation frame: a page that waits draws nothing
         timeout=15000,
     )
 
