@@ -840,7 +840,7 @@ SCRIPT = """
     fetching = true;
     try {
       const answer = await fetch(data.part, {headers});
-      if (answer.ok) { error.textContent = ''; show(await answer.json()); }
+      if (answer.ok) show(await answer.json());  // a refusal's words stay until the next tap
     } catch (e) { /* the server may be restarting: the next event or look tries again */ }
     fetching = false;
     later();
