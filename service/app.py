@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from starlette.types import ASGIApp
 
-from loom.service import api, board, errors, pages
+from loom.service import api, board, errors, pages, recorder
 from loom.service.context import Service
 from loom.service.headers import NoSniff
 
@@ -43,6 +43,7 @@ def create_app(service: Service) -> FastAPI:
     app.include_router(api.streams)
     app.include_router(pages.router)
     app.include_router(board.router)
+    app.include_router(recorder.router)
     app.add_middleware(errors.CatchAll)
     app.add_middleware(errors.BodyLimit, limit=service.settings.max_body)
     app.add_middleware(NoSniff)
