@@ -41,7 +41,12 @@ def fingerprint(game: str, bots: Sequence[str | None], events: EventColumns) -> 
     (events.registry.encode_payload: import and the simulator write it so, whatever the line's spacing or key order);
     one of an older version as it is upcast. One pass in C over each column: about a microsecond an event."""
     payloads = list(events.payload)
-    if any(version != payload_class(kind).VERSION for kind, version in set(zip(events.type, events.version))):
+    versions = set(events.version)
+    current = len(versions) == 1 and all(payload_class(kind).VERSION in versions for kind in set(events.type))
+    # Nearly always every event is of one version, its type's current one: told without a pair per event.
+    if not current and any(
+        version != payload_class(kind).VERSION for kind, version in set(zip(events.type, events.version))
+    ):
         for at, (kind, version) in enumerate(zip(events.type, events.version)):
             if version != payload_class(kind).VERSION:  # written by an older schema (an old store): upcast, as export
                 payloads[at] = encode_payload(decode_payload_text(kind, payloads[at], version))
