@@ -164,7 +164,8 @@ class Duplicates:
 
     def _refusal(self, index: int, local: int, chunk: Any, print_: str, stored: dict) -> str:
         where = self._where(index, local, chunk)
-        if print_ in stored:
+        # An earlier game of this import is in the games table too (the import is one transaction): it is named so.
+        if print_ not in self.seen:
             return f"{where}: the same game as game {stored[print_]}, stored already (--skip-duplicates leaves it out)"
         return f"{where}: the same game as an earlier one of this import (--skip-duplicates leaves it out)"
 
