@@ -422,7 +422,7 @@ def _lines_in(data: bytearray, end: int, newlines: int) -> int:
 def _nth_newline(text: str | bytearray, n: int, total: int | None = None) -> int:
     """The index of the `n`th newline of `text` (there are at least `n`, of `total` if known): counted in C from a
     guess, not found one by one, so a chunk of many lines costs a few passes over its text."""
-    newline = "\n" if text.__class__ is str else b"\n"  # a text, or the bytes of one (file_spans)
+    newline: Any = "\n" if text.__class__ is str else b"\n"  # a text, or the bytes of one (file_spans)
     at = len(text) * n // (total or text.count(newline)) - 1  # a guess: lines of about the same length
     seen = text.count(newline, 0, at + 1)  # the newlines up to `at`, itself included
     if seen < n:
