@@ -378,7 +378,7 @@ def spanned(file: IO[str] | Iterable[str]) -> str | None:
     except (AttributeError, OSError, ValueError):
         return None
     same = (opened.st_dev, opened.st_ino) == (named.st_dev, named.st_ino)
-    return path if same and stat.S_ISREG(opened.st_mode) else None
+    return os.path.abspath(path) if same and stat.S_ISREG(opened.st_mode) else None  # workers may not share a cwd
 
 
 def file_spans(path: str, size: int) -> Iterator[Span]:

@@ -106,6 +106,15 @@ def test_a_run_of_bytes_without_a_newline_is_refused_while_the_file_is_cut(
         list(file_spans(str(path), 1))
 
 
+def test_a_file_named_from_the_working_directory_is_spanned_by_its_whole_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _written(tmp_path, "{}\n")
+    monkeypatch.chdir(tmp_path)
+    with open("games.jsonl", encoding="utf-8") as file:
+        assert spanned(file) == str(path)  # a worker started elsewhere still finds it
+
+
 def test_only_a_file_on_disk_read_from_its_start_as_utf8_is_spanned(tmp_path: Path) -> None:
     path = _written(tmp_path, "{}\n{}\n")
     with path.open(encoding="utf-8") as file:
