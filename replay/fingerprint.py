@@ -41,7 +41,12 @@ def fingerprint(game: str, bots: Sequence[str | None], events: EventColumns) -> 
     (events.registry.encode_payload: import and the simulator write it so, whatever the line's spacing or key order);
     one of an older version as it is upcast. One pass in C over each column: about a microsecond an event."""
     payloads = list(events.payload)
-    if any(version != payload_class(kind).VERSION for kind, version in set(zip(events.type, events.version))):
+    versions = set(events.version)
+    current = len(versions) == 1 and all(payload_class(kind).VERSION in versions for kind in set(events.type))
+    # Nearly always every event is of one version, its type's current one: told without a pair per event.
+    if not current and any(
+        version != payload_class(kind).VERSION for kind, version in set(zip(events.type, events.version))
+    ):
         for at, (kind, version) in enumerate(zip(events.type, events.version)):
             if version != payload_class(kind).VERSION:  # written by an older schema (an old store): upcast, as export
                 payloads[at] = encode_payload(decode_payload_text(kind, payloads[at], version))
@@ -127,7 +132,7 @@ class Duplicates:
     lines: int = 0  # the lines of the chunk admitted last
     left_out: set[int] = field(default_factory=set)  # the import's games skipped, by index
     seen: dict[str, int] = field(default_factory=dict)  # fingerprint -> index of the import's game that had it
-    _chunks: list[tuple[int, str]] = field(default_factory=list)
+    _chunks: list[Any] = field(default_factory=list)
     _games: int = 0
 
     def watch(self, chunks: Iterable[Any]) -> Iterator[Any]:
@@ -140,7 +145,7 @@ class Duplicates:
     def admit(self, batch: Batch) -> Batch:
         """The batch (a chunk's games, in the file's order) without the games stored already: refused or skipped."""
         chunk = self._chunks.pop(0) if self._chunks else None
-        self.lines = chunk[1].count("\n") if chunk is not None else 0
+        self.lines = _lines_of(chunk) if chunk is not None else 0
         prints: list[str] = batch.tables["games"].column("fingerprint").to_pylist()
         stored = dict(self.db.all(queries.STORED_FINGERPRINTS, [prints])) if prints else {}
         keep: list[int] = []
@@ -157,18 +162,30 @@ class Duplicates:
         self._games += len(prints)
         return batch if len(keep) == len(prints) else _kept(batch, keep)
 
-    def _refusal(self, index: int, local: int, chunk: tuple[int, str] | None, print_: str, stored: dict) -> str:
+    def _refusal(self, index: int, local: int, chunk: Any, print_: str, stored: dict) -> str:
         where = self._where(index, local, chunk)
-        if print_ in stored:
+        # An earlier game of this import is in the games table too (the import is one transaction): it is named so.
+        if print_ not in self.seen:
             return f"{where}: the same game as game {stored[print_]}, stored already (--skip-duplicates leaves it out)"
         return f"{where}: the same game as an earlier one of this import (--skip-duplicates leaves it out)"
 
-    def _where(self, index: int, local: int, chunk: tuple[int, str] | None) -> str:
+    def _where(self, index: int, local: int, chunk: Any) -> str:
         if self.name is not None:
             return self.name(index)
         if chunk is None:
             return f"game {index + 1} of the file"
-        return f"line {header_line(chunk, local)}"
+        return f"line {header_line(_text_of(chunk), local)}"
+
+
+def _lines_of(chunk: Any) -> int:
+    """The lines of a chunk of the import's file (a (first line, text) pair, or a Span of the file on disk)."""
+    return chunk[1].count("\n") if isinstance(chunk, tuple) else chunk.lines
+
+
+def _text_of(chunk: Any) -> tuple[int, str]:
+    """A chunk of the import's file as (its first line's number, its text): it is that already, or a Span
+    (replay/logfile.py) of the file on disk, read again only here, where a refusal names one of its games."""
+    return chunk if isinstance(chunk, tuple) else (chunk.first, chunk.text())
 
 
 def header_line(chunk: tuple[int, str], game: int) -> int:
@@ -215,7 +232,7 @@ class Unchecked:
     def watch(self, chunks: Iterable[Any]) -> Iterator[Any]:
         """The chunks, counted for the progress."""
         for chunk in chunks:
-            self.lines = chunk[1].count("\n")
+            self.lines = _lines_of(chunk)
             yield chunk
 
     def admit(self, batch: Batch) -> Batch:

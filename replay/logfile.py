@@ -6,11 +6,11 @@ Import checks every event against the rules and stores a file's games all or not
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import itertools
 import json
 import os
+import stat
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -42,7 +42,7 @@ from loom.replay.projections import result_rows
 from loom.replay.recorder import event_rows, status_of
 from loom.replay.records import StoredResult
 from loom.replay.snapshots import SNAPSHOT_EVERY, SnapshotTaker
-from loom.replay.store import NewGame, Seat, Store, StoreError
+from loom.replay.store import NewGame, Seat, Store
 from loom.replay.workers import in_order, worker_pool
 
 FORMAT = "loom-log"
@@ -338,19 +338,101 @@ def game_chunks(file: IO[str] | Iterable[str], size: int) -> Iterator[tuple[int,
         yield first, pending
 
 
-def _nth_newline(text: str, n: int) -> int:
-    """The index of the `n`th newline of `text` (there are at least `n`): counted in C from a guess, not found one by
-    one, so a chunk of many lines costs a few passes over its text."""
-    at = len(text) * n // text.count("\n") - 1  # a guess: lines of about the same length
-    seen = text.count("\n", 0, at + 1)  # the newlines up to `at`, itself included
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A run of whole games of a log file on disk, by where its bytes lie: a worker reads and decodes it itself, so
+    the text never crosses between processes."""
+
+    path: str
+    first: int  # the number of its first line
+    start: int  # where its bytes begin in the file
+    size: int  # how many bytes it holds
+    lines: int  # how many lines it holds (its newlines)
+
+    def text(self) -> str:
+        """Its lines, read from the file and decoded as the text file `import_file` was given would read them."""
+        with open(self.path, "rb") as raw:
+            data = os.pread(raw.fileno(), self.size, self.start)
+        text = data.decode("utf-8")
+        if "\r" in text:  # what a text file reads of `\r\n` and of a lone `\r` (universal newlines)
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
+        return text
+
+
+HEADER_BYTES = HEADER_START.encode()
+LONGEST = 4 * MAX_LINE
+"""Bytes that hold more than MAX_LINE characters whatever they encode (UTF-8 takes at most 4 bytes a character):
+the longest run without a newline that `file_spans` leaves to a worker to measure in characters."""
+
+
+def spanned(file: IO[str] | Iterable[str]) -> str | None:
+    """The path of the file on disk that `file` reads from its start as UTF-8 text, if it is one (not a pipe, nor a
+    list, nor a file part read); else None."""
+    try:
+        path = file.name  # type: ignore[union-attr]
+        if path.__class__ is not str or file.encoding.replace("-", "").lower() != "utf8":  # type: ignore[union-attr]
+            return None
+        if getattr(file, "errors", "strict") != "strict" or file.tell() != 0:  # type: ignore[union-attr]
+            return None
+        opened, named = os.fstat(file.fileno()), os.stat(path)  # type: ignore[union-attr]
+    except (AttributeError, OSError, ValueError):
+        return None
+    same = (opened.st_dev, opened.st_ino) == (named.st_dev, named.st_ino)
+    return os.path.abspath(path) if same and stat.S_ISREG(opened.st_mode) else None  # workers may not share a cwd
+
+
+def file_spans(path: str, size: int) -> Iterator[Span]:
+    """game_chunks of the file at `path`, as Spans: runs of whole games of at least `size` lines each (counting
+    newlines), cut before a line that starts as a header does. Only bytes are looked at here (no decoding): a run of
+    more than LONGEST bytes without a newline is refused as soon as it is read, a shorter one that is still too long
+    by its characters by the worker that decodes its span."""
+    with open(path, "rb") as raw:
+        read = raw.read
+        pending = bytearray()  # the bytes read and not yet handed on (a bytearray: appended and cut in place)
+        start, first, lines = 0, 1, 0  # where `pending` begins in the file, its first line's number, its newlines
+        while True:
+            block = read(BLOCK)
+            lines += block.count(b"\n")
+            pending += block
+            while lines >= size:
+                end = _nth_newline(pending, size, lines)
+                cut = pending.find(HEADER_BYTES, end)
+                if cut < 0:
+                    break
+                done = size + pending.count(b"\n", end + 1, cut + 1)
+                span = Span(path, first, start, cut + 1, _lines_in(pending, cut + 1, done))
+                yield span
+                del pending[: cut + 1]
+                start, first, lines = start + cut + 1, first + span.lines, lines - done
+            if len(pending) - pending.rfind(b"\n") - 1 > LONGEST:
+                raise _too_long(first + _lines_in(pending, len(pending), lines))
+            if not block:
+                break
+        if pending:
+            yield Span(path, first, start, len(pending), _lines_in(pending, len(pending), lines))
+
+
+def _lines_in(data: bytearray, end: int, newlines: int) -> int:
+    """The lines a text file reads in data[:end] holding `newlines` newlines (a lone `\r` ends a line too)."""
+    if data.find(b"\r", 0, end) < 0:
+        return newlines
+    return newlines + data.count(b"\r", 0, end) - data.count(b"\r\n", 0, end)
+
+
+def _nth_newline(text: str | bytearray, n: int, total: int | None = None) -> int:
+    """The index of the `n`th newline of `text` (there are at least `n`, of `total` if known): counted in C from a
+    guess, not found one by one, so a chunk of many lines costs a few passes over its text."""
+    newline: Any = "\n" if text.__class__ is str else b"\n"  # a text, or the bytes of one (file_spans)
+    at = len(text) * n // (total or text.count(newline)) - 1  # a guess: lines of about the same length
+    seen = text.count(newline, 0, at + 1)  # the newlines up to `at`, itself included
     if seen < n:
         while seen < n:
-            at = text.find("\n", at + 1)
+            at = text.find(newline, at + 1)
             seen += 1
         return at
-    at = text.rfind("\n", 0, at + 1)  # the `seen`th
+    at = text.rfind(newline, 0, at + 1)  # the `seen`th
     while seen > n:
-        at = text.rfind("\n", 0, at)
+        at = text.rfind(newline, 0, at)
         seen -= 1
     return at
 
@@ -368,19 +450,27 @@ def _joined_chunks(lines: Iterable[str], size: int) -> Iterator[tuple[int, str]]
         yield first, "".join(chunk)
 
 
-def check_chunk(chunk: tuple[int, str]) -> Batch:
+def check_chunk(chunk: tuple[int, str] | Span) -> Batch:
     """The games of a chunk of a log file (game_chunks), checked against the rules, as ready columns for the writer.
 
     A line longer than MAX_LINE is named first, before any other line of its chunk is checked: as when the file is
     read line by line, where that line stops the reading of its chunk."""
-    first, text = chunk
+    first, text = (chunk.first, chunk.text()) if isinstance(chunk, Span) else chunk
     lines = text.split("\n")
     if lines[-1] == "":
         lines.pop()  # the newline ending the last line
     if max(map(len, lines), default=0) > MAX_LINE:
         number = first + next(i for i, line in enumerate(lines) if len(line) > MAX_LINE)
         raise _too_long(number)
-    return batch_of(_games(lines, first))
+    # The collector is left out while a chunk is checked: its games pile up (states, steps, payloads: no cycles among
+    # them) and each pass would walk them all again, about a twentieth of the check; they are freed as a whole after.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return batch_of(_games(lines, first))
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def batch_of(games: Sequence[NewGame]) -> Batch:
@@ -425,12 +515,13 @@ class _NoPandas:
             raise ImportError("a worker checking a log has no use for pandas")
 
 
-def _arrow_without_pandas() -> None:
-    """In a worker checking chunks, first: load pyarrow, and let it find no pandas; then freeze what is loaded.
+def _pyarrow_without_pandas() -> None:
+    """Load pyarrow, and let it find no pandas if none is loaded yet.
 
-    pyarrow's first array otherwise imports pandas (0.2 s of CPU per worker, a fifth of a microsecond per event of a
-    million-event file, for nothing a worker does: it makes Arrow tables from lists and pickles them); pyarrow tries
-    that import once per process."""
+    pyarrow's first array otherwise imports pandas (0.2 s of CPU, a fifth of a microsecond per event of a
+    million-event file, in this process and in each worker), for nothing an import does: it makes Arrow tables from
+    lists and hands them to DuckDB. pyarrow tries that import once per process; `import pandas` still works later,
+    and so do pyarrow's conversions to pandas."""
     if "pandas" not in sys.modules:
         import pyarrow as pa
 
@@ -439,6 +530,11 @@ def _arrow_without_pandas() -> None:
             pa.array([0])
         finally:
             sys.meta_path.remove(_NoPandas)  # type: ignore[arg-type]
+
+
+def _arrow_without_pandas() -> None:
+    """In a worker checking chunks, first: load pyarrow without pandas; then freeze what is loaded."""
+    _pyarrow_without_pandas()
     # What the worker has loaded stays for its life: the collector's full passes need not walk it again and again
     # while the chunks' games pile up (they are freed with each chunk).
     gc.freeze()
@@ -454,30 +550,54 @@ def import_file(
     """Read, check and store every game of a log file, all or nothing; the new ids.
 
     With `duplicates` (replay/fingerprint.py: what `logs import` does), a game stored already, or twice in the file,
-    is refused or skipped; `progress` is told how many lines each chunk held once its games are staged.
+    is refused or skipped; `progress` is told how many lines each chunk held once its games are stored.
 
     Large files are checked by several processes at once (one per core unless `workers` says otherwise) while
     this one stores what they have checked; a bad line anywhere still leaves the database untouched.
-    The file streams: it is read a chunk at a time, at most WINDOW chunks per worker ahead of what is stored, and
-    each chunk's games are committed as soon as they are checked into staging tables no reader sees; once the whole
-    file is checked they move into the real tables in one transaction. Neither this process nor DuckDB (whose open
-    transaction would otherwise hold about 200 bytes per event until the commit) holds the whole file.
+    The file streams: it is cut a chunk at a time (a file on disk by its bytes, each worker reading its own span of
+    it), at most WINDOW chunks per worker ahead of what is stored. Every chunk's games go into the real tables in one
+    transaction for the whole file, which DuckDB writes to the file as it grows (whole row groups), so neither this
+    process nor DuckDB holds the whole file, and each event is written once.
     The workers hand over each chunk's games as Arrow columns, which this process inserts as they are.
     """
     workers = workers or os.cpu_count() or 1
+    _pyarrow_without_pandas()
     guard = duplicates or Unchecked()
-    chunks = guard.watch(game_chunks(file, CHUNK_LINES))
+    path = spanned(file)
+    chunks = guard.watch(game_chunks(file, CHUNK_LINES) if path is None else file_spans(path, CHUNK_LINES))
     first = next(chunks, None)
     if first is None:
         raise LogError("the file holds no game")
     second = next(chunks, None)
-    every = itertools.chain(filter(None, (first, second)), chunks)
-    db = store.db
-    next_id = first_id = writing.begin_staging(db)
+    # One transaction for the whole file: a refusal, Ctrl-C or a crash leaves nothing. DuckDB writes a large
+    # transaction's rows into the file as they come (whole row groups, before the commit), so its memory stays
+    # bounded however long the file, and each event is written once.
+    # The collector is left out meanwhile (as in check_chunk): this process makes few objects per chunk, and each of
+    # its passes would walk every object of the modules loaded (DuckDB, pyarrow), about a tenth of its CPU.
+    collecting = gc.isenabled()
+    gc.disable()
     try:
+        return _import(store.db, workers, guard, first, second, chunks, progress)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _import(
+    db: Any,
+    workers: int,
+    guard: Duplicates | Unchecked,
+    first: Any,
+    second: Any,
+    chunks: Iterator[Any],
+    progress: Callable[[int], None],
+) -> list[int]:
+    every = itertools.chain(filter(None, (first, second)), chunks)
+    with writing.importing(db) as first_id:
+        next_id = first_id
         if second is None or workers == 1:
             for batch in map(check_chunk, every):
-                next_id += len(writing.stage_games(db, guard.admit(batch), next_id))
+                next_id += len(writing.insert_batch(db, guard.admit(batch), next_id))
                 progress(guard.lines)
         else:
             # The forkserver loads the rules, not pyarrow (it starts threads); each worker then loads pyarrow.
@@ -488,13 +608,8 @@ def import_file(
             try:
                 with worker_pool(workers, preload=[__name__], setup=_arrow_without_pandas) as pool:
                     for batch in in_order(pool, check_chunk, every, WINDOW * workers):
-                        next_id += len(writing.stage_games(db, guard.admit(batch), next_id))
+                        next_id += len(writing.insert_batch(db, guard.admit(batch), next_id))
                         progress(guard.lines)
             finally:
                 db.set_threads(threads)
-        writing.move_staged(db, first_id)
-    except BaseException:
-        with contextlib.suppress(StoreError):  # if even this fails, the next writable open drops them
-            writing.drop_staging(db)  # a refusal stores nothing
-        raise
     return list(range(first_id, next_id))

@@ -7,7 +7,8 @@ the choices is free): they are stored with the game's projected position, in its
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -43,6 +44,26 @@ def add_games(db: Connection, new: Sequence[NewGame], *, first_id: int | None = 
         ids = list(range(first, first + len(new)))
         _insert_games(db, ids, new)
     return ids
+
+
+# --- An import: a file's games in one transaction, batch by batch ---------------------------------------------------
+
+
+@contextmanager
+def importing(db: Connection) -> Iterator[int]:
+    """One transaction for an import's batches (insert_batch), whole or not at all; gives the first new game's id."""
+    if db.depth:
+        raise ValueError("an import is a transaction of its own: it cannot run inside another")  # a bug
+    with db.written():
+        yield db.run(queries.NEXT_GAME_ID)[0][0]
+
+
+def insert_batch(db: Connection, batch: Batch, first_id: int) -> list[int]:
+    """Add a Batch of new games (ready Arrow columns: an import's workers make them) with ids from `first_id`."""
+    with db.written():
+        for table, rows in batch.numbered(first_id).items():
+            db.insert(table, rows)
+    return list(range(first_id, first_id + batch.games))
 
 
 # --- An import's staging: a file's games committed batch by batch where no reader looks, then moved at once --------

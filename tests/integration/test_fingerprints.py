@@ -85,6 +85,18 @@ def test_a_game_twice_in_one_file_is_refused_at_its_second_header(tmp_path: Path
         assert _games(store) == 0
 
 
+def test_a_game_twice_in_one_file_is_refused_as_an_earlier_one_though_that_one_is_stored_in_another_chunk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("loom.replay.logfile.CHUNK_LINES", 1)  # each game a chunk: the first stored before the second
+    with Store.open(tmp_path / "a.duckdb") as source, Store.open(tmp_path / "b.duckdb") as store:
+        (game_id,) = simulate(source, get_game("motto"), 1, ["random", "random"], seed=2)
+        lines = [line + "\n" for line in export_lines(source, game_id)]
+        with pytest.raises(DuplicateGame, match=f"^line {len(lines) + 1}: the same game as an earlier one"):
+            _import(store, "".join(lines * 2))
+        assert _games(store) == 0
+
+
 def test_skipping_duplicates_stores_the_new_games_and_counts_the_others(tmp_path: Path) -> None:
     with Store.open(tmp_path / "a.duckdb") as source, Store.open(tmp_path / "b.duckdb") as store:
         ids = simulate(source, get_game("motto"), 3, ["random", "random"], seed=4)

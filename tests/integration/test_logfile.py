@@ -153,7 +153,7 @@ def test_an_import_reads_the_file_at_most_a_window_of_chunks_ahead_of_what_it_st
     lines = [line for game_id in motto_ids * 2 for line in export_lines(store, game_id)]
     read = stored = 0
     ahead: list[int] = []
-    chunks, stage_games = logfile.game_chunks, writing.stage_games
+    chunks, insert_batch = logfile.game_chunks, writing.insert_batch
 
     def counted_chunks(file: Any, size: int) -> Iterator[tuple[int, list[str]]]:
         nonlocal read
@@ -162,13 +162,13 @@ def test_an_import_reads_the_file_at_most_a_window_of_chunks_ahead_of_what_it_st
             ahead.append(read - stored)
             yield chunk
 
-    def counted_stage(db: Any, games: Any, first_id: int) -> list[int]:
+    def counted_insert(db: Any, games: Any, first_id: int) -> list[int]:
         nonlocal stored
         stored += 1
-        return stage_games(db, games, first_id)
+        return insert_batch(db, games, first_id)
 
     monkeypatch.setattr(logfile, "game_chunks", counted_chunks)
-    monkeypatch.setattr(writing, "stage_games", counted_stage)
+    monkeypatch.setattr(writing, "insert_batch", counted_insert)
     ids = import_file(store, io.StringIO("\n".join(lines) + "\n"), workers=workers)
     assert (len(ids), read, stored) == (12, 12, 12)
     assert max(ahead) == window
