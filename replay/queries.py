@@ -60,40 +60,17 @@ def insert_batch(table: str) -> str:
     return f"INSERT INTO {table} BY NAME SELECT * FROM arrow_batch"
 
 
-# An import's staging tables (replay/writing.py): a file's games are committed there batch by batch, then moved into
-# the real tables in one transaction, so DuckDB never holds a whole file's open transaction in memory. Each is made
-# from its real table, so it has the same columns; no view reads them.
+# The staging tables of an older version's import (it committed a file's games there, then moved them): one a crash
+# interrupted left them behind, and the next writable open drops them. Imports now write the real tables at once.
 STAGED = ("games", "seats", "events", "snapshots", "results", "turn_facts", "game_facts", "projected")
 STAGING_TABLES = "SELECT table_name FROM duckdb_tables() WHERE starts_with(table_name, 'staging_')"
 
 
-def create_staging(table: str) -> str:
-    """The creation of the table's (empty) staging table, with the table's own columns."""
-    return f"CREATE TABLE staging_{_staged(table)} AS SELECT * FROM {table} LIMIT 0"
-
-
-def insert_staged(table: str) -> str:
-    """The insert of a batch of the table's rows (the Arrow table `arrow_batch`) into its staging table."""
-    return f"INSERT INTO staging_{_staged(table)} BY NAME SELECT * FROM arrow_batch"
-
-
-def move_staged(table: str) -> str:
-    """The copy of the table's staging rows into the table."""
-    return f"INSERT INTO {_staged(table)} BY NAME SELECT * FROM staging_{table}"
-
-
 def drop_staging(table: str) -> str:
-    """The drop of a staging table (`table` as listed by STAGING_TABLES or a name of STAGED)."""
-    name = table if table.startswith("staging_") else f"staging_{_staged(table)}"
-    if name.removeprefix("staging_") not in STAGED:
-        raise ValueError(f"no staging table {table!r}")
-    return f"DROP TABLE IF EXISTS {name}"
-
-
-def _staged(table: str) -> str:
+    """The drop of the staging table of `table` (a name of STAGED)."""
     if table not in STAGED:
-        raise ValueError(f"{table!r} is not staged")
-    return table
+        raise ValueError(f"{table!r} has no staging table")
+    return f"DROP TABLE IF EXISTS staging_{table}"
 
 
 TURN_DECISIONS = "SELECT seat, decisions, choices FROM turn_facts WHERE game_id = ? AND turn = ?"

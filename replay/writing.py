@@ -10,19 +10,16 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from loom.replay import queries
 from loom.replay.columns import Batch, arrow_table
-from loom.replay.connection import ConcurrencyError, Connection, StoreError
+from loom.replay.connection import ConcurrencyError, Connection
 from loom.replay.fingerprint import of_new_game
 from loom.replay.projection_tables import insert_facts, insert_results, move_positions, results_of
 from loom.replay.reading import UnknownGameId, game_row
 from loom.replay.records import EventColumns, NewGame, ResultInfo
 from loom.replay.snapshots import Snapshot
-
-if TYPE_CHECKING:
-    import pyarrow as pa
 
 EVENT_FIELDS = ("seq", "turn", "actor", "type", "version", "payload")
 TAG_COLUMNS = (("played", "date"), ("place", "place"), ("event", "event"), ("round", "round"), ("notes", "notes"))
@@ -32,7 +29,7 @@ TAG_COLUMNS = (("played", "date"), ("place", "place"), ("event", "event"), ("rou
 def add_games(db: Connection, new: Sequence[NewGame], *, first_id: int | None = None) -> list[int]:
     """Store new games with their events, snapshots and results in one transaction; their ids in order.
 
-    The ids follow the store's last unless `first_id` says where they start (an import's staging, reserved)."""
+    The ids follow the store's last unless `first_id` says where they start (ids reserved elsewhere: a lake's)."""
     if not all(g.seats for g in new):
         raise ValueError("every game is stored with its seats")  # a bug, not the user's: a seatless game breaks all
     for g in new:  # the events have no key index to refuse a seq twice: the writer does (a bug, not the user's)
@@ -66,61 +63,11 @@ def insert_batch(db: Connection, batch: Batch, first_id: int) -> list[int]:
     return list(range(first_id, first_id + batch.games))
 
 
-# --- An import's staging: a file's games committed batch by batch where no reader looks, then moved at once --------
-
-
-class _Staging(Connection):
-    """The store's connection, its inserts of new rows going to the staging tables instead of the real ones."""
-
-    def __init__(self, db: Connection) -> None:
-        super().__init__(db.con, db.path)
-
-    def insert(self, table: str, rows: pa.Table, sql: str | None = None) -> None:
-        """Insert the rows into the table's staging table."""
-        if sql is not None:
-            raise ValueError(f"an import stages only plain inserts of new rows, not {sql!r}")  # a bug, not the user's
-        super().insert(table, rows, queries.insert_staged(table))
-
-
-def begin_staging(db: Connection) -> int:
-    """Make empty staging tables (dropping any left by a crash); the first id the staged games will have."""
-    if db.depth:
-        raise ValueError("an import commits batch by batch: it cannot run inside a transaction")  # a bug
-    with db.written():
-        drop_staging(db)
-        for table in queries.STAGED:
-            db.run(queries.create_staging(table))
-        first: int = db.run(queries.NEXT_GAME_ID)[0][0]
-    return first
-
-
-def stage_games(db: Connection, new: Sequence[NewGame] | Batch, first_id: int) -> list[int]:
-    """Store new games in the staging tables, committed now but seen by no reader; their ids, from `first_id`.
-
-    The games come as NewGame rows, or as a Batch of ready Arrow columns (an import's workers make those)."""
-    staging = _Staging(db)
-    if not isinstance(new, Batch):
-        return add_games(staging, new, first_id=first_id)
-    with staging.written():
-        for table, rows in new.numbered(first_id).items():
-            staging.insert(table, rows)
-    return list(range(first_id, first_id + new.games))
-
-
-def move_staged(db: Connection, first_id: int) -> None:
-    """Move every staged row into the real tables and drop the staging tables, in one transaction: all or nothing."""
-    with db.written():
-        # One writer per file holds the file for the whole import (DuckDB's lock), so no game can take these ids
-        # meanwhile; were one to, the import stops rather than store two games under one id.
-        if db.run(queries.NEXT_GAME_ID)[0][0] != first_id:
-            raise StoreError(f"{db.path} was given new games during the import; nothing was imported")
-        for table in queries.STAGED:
-            db.run(queries.move_staged(table))
-        drop_staging(db)
+# --- Staging tables left by an older version's import that a crash interrupted --------------------------------------
 
 
 def drop_staging(db: Connection) -> None:
-    """Drop the staging tables and their rows: an import refused, or one a crash interrupted."""
+    """Drop the staging tables and their rows, left by an older version's import that a crash interrupted."""
     with db.written():
         present = {name for (name,) in db.run(queries.STAGING_TABLES)}
         for table in queries.STAGED:
