@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable, Generator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from contextlib import closing
 from dataclasses import dataclass
 from random import Random
@@ -149,22 +150,64 @@ def simulate(
     """Play and record `games` games in batches, on `workers` processes; the new ids. `progress` is told of every
     game played (of every few, by a pool), stored with its batch of BATCH games.
 
+    Each batch is stored by a thread of its own while the next one is played (`_Writer`): DuckDB's insert and commit
+    run without the GIL, so on a second core they cost the recording no time (bench/profiles/simulate.md).
+
     The facts are left to the projector (the next `logs dashboard` catches up), off the recording's hot path: taken
     as the games are played they cost a fifth of the play itself (a score per seat every turn), which alone would
     put recording over its budget of +25% over play (bench/simulate.py, bench/profiles/projector.md). With `facts`,
     the workers take them as they play and they are stored with their games, projected to their last event: less
     work in all (the projector lists every position's legal actions again), but on the hot path."""
-    ids: list[int] = []
     batch: list[NewGame] = []
     piece = 1 if workers <= 1 else min(PIECE, BATCH)
     # closing: an interrupt while a batch is stored ends the workers now, not whenever the generator is collected
-    with closing(simulated(game, games, bots, seed, workers, facts=facts, piece=piece)) as pieces:
+    with (
+        _Writer(store) as writer,
+        closing(simulated(game, games, bots, seed, workers, facts=facts, piece=piece)) as pieces,
+    ):
         for played in pieces:
             batch += played
             progress(len(played))
             if len(batch) >= BATCH:
-                ids += store.add_games(batch[:BATCH])
+                writer.store(batch[:BATCH])
                 batch = batch[BATCH:]
-    if batch:
-        ids += store.add_games(batch)
-    return ids
+        if batch:
+            writer.store(batch)
+    return writer.ids
+
+
+class _Writer:
+    """Stores batches of new games on a thread of its own, one at a time and in order, while the caller plays on.
+
+    At most one batch is in flight: the next waits for it, so memory stays at two batches and a failed store stops
+    the simulation at its next batch with the store's own error. Leaving the block (normally, or by an error or
+    Ctrl-C) waits for the batch in flight: it is committed whole or, failing, rolled back whole, never left
+    half-written, and nothing else touches the store meanwhile."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="loom-simulate-writer")
+        self._pending: Future[list[int]] | None = None
+        self.ids: list[int] = []
+
+    def store(self, batch: list[NewGame]) -> None:
+        """Store this batch once the one before it is stored (its error, if it failed)."""
+        self._wait()
+        self._pending = self._pool.submit(self._store.add_games, batch)
+
+    def _wait(self) -> None:
+        if self._pending is not None:
+            self.ids += self._pending.result()  # kept pending until done: an interrupt meanwhile still waits for it
+            self._pending = None
+
+    def __enter__(self) -> _Writer:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
+        try:
+            if kind is None:
+                self._wait()
+            elif self._pending is not None:
+                wait([self._pending])  # committed or rolled back whole; the error on its way is the news
+        finally:
+            self._pool.shutdown(wait=True)
