@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import gc
 import secrets
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
-from contextlib import closing
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from random import Random
 from typing import Any
@@ -72,7 +73,7 @@ def play_one(game: Game, bots: Sequence[str], seed: str, *, taking: bool = True,
         agents,
         chance_rng(recorded_seed, setup),
         bot_rngs,
-        observe=(lambda now, played: snapshots.offer(now, setup + len(played), played[-1].turn)) if taking else None,
+        observe=snapshots.observer(setup) if taking else None,
         watcher=taker,
     )
     seats = [Seat(name, bot) for name, (_, bot) in zip(players, order)]
@@ -162,6 +163,7 @@ def simulate(
     piece = 1 if workers <= 1 else min(PIECE, BATCH)
     # closing: an interrupt while a batch is stored ends the workers now, not whenever the generator is collected
     with (
+        _frozen_heap(),
         _Writer(store) as writer,
         closing(simulated(game, games, bots, seed, workers, facts=facts, piece=piece)) as pieces,
     ):
@@ -176,13 +178,31 @@ def simulate(
     return writer.ids
 
 
+@contextmanager
+def _frozen_heap() -> Iterator[None]:
+    """The objects alive now (modules, the caller's) left out of the collector's passes until the block ends.
+
+    The batches waiting to be stored outlive a few passes and so reach the oldest generation, where every thousand
+    games or so they set off a full pass over everything the process holds (a twentieth of a second for the modules
+    alone): the overhead of recording is then partly the collector's. Frozen objects are only not walked; unfrozen
+    at the end, garbage among them is collected as before. Left as it is if something froze objects already."""
+    if gc.get_freeze_count():
+        yield
+        return
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
 class _Writer:
     """Stores batches of new games on a thread of its own, one at a time and in order, while the caller plays on.
 
     At most one batch is in flight: the next waits for it, so memory stays at two batches and a failed store stops
-    the simulation at its next batch with the store's own error. Leaving the block (normally, or by an error or
-    Ctrl-C) waits for the batch in flight: it is committed whole or, failing, rolled back whole, never left
-    half-written, and nothing else touches the store meanwhile."""
+    the simulation at its next batch with the store's own error. Leaving the block waits for the batch in flight
+    (after an error: committed or rolled back whole; after Ctrl-C: interrupted, rolled back whole), so no batch is
+    left half-written and nothing else touches the store meanwhile."""
 
     def __init__(self, store: Store) -> None:
         self._store = store
@@ -197,7 +217,7 @@ class _Writer:
 
     def _wait(self) -> None:
         if self._pending is not None:
-            self.ids += self._pending.result()  # kept pending until done: an interrupt meanwhile still waits for it
+            self.ids += self._pending.result()  # kept pending until done: an interrupt meanwhile finds it
             self._pending = None
 
     def __enter__(self) -> _Writer:
@@ -208,6 +228,11 @@ class _Writer:
             if kind is None:
                 self._wait()
             elif self._pending is not None:
-                wait([self._pending])  # committed or rolled back whole; the error on its way is the news
+                # Ctrl-C (or SIGTERM) stops the batch in flight as it stops a statement of this thread: rolled back
+                # whole, at once. Any other error lets it end (committed or rolled back whole); that error is the news.
+                while kind is not None and issubclass(kind, KeyboardInterrupt) and not self._pending.done():
+                    self._store.db.con.interrupt()  # between two statements it is lost: asked again
+                    wait([self._pending], timeout=0.05)
+                wait([self._pending])
         finally:
             self._pool.shutdown(wait=True)
