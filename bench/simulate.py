@@ -35,6 +35,7 @@ _BENCH = Path(__file__).resolve().parent
 if sys.path and Path(sys.path[0] or ".").resolve() == _BENCH:
     sys.path[0] = str(_BENCH.parent)  # the project root: bench/replay.py must not shadow the replay package
 
+import resource  # noqa: E402
 import subprocess  # noqa: E402
 import time  # noqa: E402
 from statistics import median  # noqa: E402
@@ -241,10 +242,17 @@ def main() -> None:
             key="cli_overhead_pct",
         )
         report.add(
+            "  CPU time",
+            100 * (headline["cli_cpu_s"] / median(headline["play_cpu_s"]) - 1),
+            "%",
+            f"{headline['cli_cpu_s']:.2f} s of the command's process vs the median round of play",
+            key="cli_overhead_cpu_pct",
+        )
+        report.add(
             "  of it: `logs simulate -n 1`",
             headline["cli_one_s"],
             "s",
-            "start-up, imports, a fresh store's schema: paid once per command",
+            f"start-up, imports, a fresh store's schema: paid once per command ({headline['cli_one_cpu_s']:.2f} s CPU)",
             key="cli_one_game_s",
         )
 
@@ -420,20 +428,22 @@ def totals(game: Any, bots: list[str], games: int, seed: int, rounds: int, cli: 
     if events["play"] != events["record"]:
         raise SystemExit(f"recording and play alone did not play the same games: {events}")
     if cli:
-        out["cli_s"] = _cli(game.name, bots, games, seed)
-        out["cli_one_s"] = _cli(game.name, bots, 1, seed)
+        out["cli_s"], out["cli_cpu_s"] = _cli(game.name, bots, games, seed)
+        out["cli_one_s"], out["cli_one_cpu_s"] = _cli(game.name, bots, 1, seed)
     return out
 
 
-def _cli(name: str, bots: list[str], games: int, seed: int) -> float:
-    """Wall seconds of `logs simulate` of these games into a fresh file, in a process of its own."""
+def _cli(name: str, bots: list[str], games: int, seed: int) -> tuple[float, float]:
+    """Wall and CPU seconds of `logs simulate` of these games into a fresh file, in a process of its own."""
     with temp_dir(f"{NAME}-cli") as tmp:
         command = [sys.executable, "-m", "loom.cli.main", "simulate", name, "-n", str(games), "--seed", str(seed)]
         command += [arg for bot in bots for arg in ("--bot", bot)] + ["--players", str(len(bots))]
         command += ["--db", str(tmp / "cli.duckdb"), "--json"]
-        wall = time.perf_counter()
+        wall, before = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
         subprocess.run(command, check=True, capture_output=True, cwd=ROOT)
-        return time.perf_counter() - wall
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+        return time.perf_counter() - wall, cpu
 
 
 if __name__ == "__main__":
