@@ -1,6 +1,12 @@
 """Benchmark 1: simulate and record three-player Motto games (greedy, random, random), with and without storage.
 
-Three pipelines play the very same games (same seeds), so their difference is the cost of what they add:
+The headline is the totals: the whole wall time of recording the games (a fresh store opened, `simulate` of every
+game, the store closed) against playing the very same games alone, in one process warmed up on both paths; then the
+same games through the command line (`logs simulate` in a fresh process: start-up, imports and schema included). Each
+of `--rounds` rounds times both, in alternating order; the figure is the sum over the rounds.
+
+The detail, in chunks: three pipelines play the very same games (same seeds), so their difference is the cost of
+what they add:
 
   (a) play          the engine only: `replay.simulate.play_one` without taking snapshots or facts (the same games)
   (b) play + rows   `replay.simulate.simulated`: (a) plus the stored rows (event JSON, snapshots, results)
@@ -14,6 +20,7 @@ directly (a wrapper around it), and the row building of (b) is split into its pa
     .venv/bin/python bench/simulate.py --quick        # 300 games
     .venv/bin/python bench/simulate.py --profile      # also cProfile `simulate` on --profile-games games
     .venv/bin/python bench/simulate.py --facts play   # (b) and (c) take the facts as they play, as (c) stores
+    .venv/bin/python bench/simulate.py --games 2000 --rounds 3 --no-cli
 
 Afterwards the projector runs on the recorded file: its catch-up (the facts (c) left to it, if any), then a
 rebuild from position 0, whose rate is the projector's games/s.
@@ -28,11 +35,13 @@ _BENCH = Path(__file__).resolve().parent
 if sys.path and Path(sys.path[0] or ".").resolve() == _BENCH:
     sys.path[0] = str(_BENCH.parent)  # the project root: bench/replay.py must not shadow the replay package
 
+import resource  # noqa: E402
+import subprocess  # noqa: E402
 import time  # noqa: E402
 from statistics import median  # noqa: E402
 from typing import Any  # noqa: E402
 
-from bench._common import BOTS, GAME, Report, Timer, output_path, parser, profile, progress, temp_dir  # noqa: E402
+from bench._common import BOTS, GAME, ROOT, Report, Timer, output_path, parser, profile, progress, temp_dir  # noqa: E402
 from loom.engine.registry import get_game  # noqa: E402
 from loom.replay.projections import result_rows  # noqa: E402
 from loom.replay.projector import project, rebuild  # noqa: E402
@@ -59,6 +68,8 @@ def main() -> None:
         help="who takes the facts: the projector after the run (default, as `logs simulate`), or (b) and (c) as "
         "they play",
     )
+    p.add_argument("--rounds", type=int, default=2, help="rounds of the totals: play all, record all (default 2)")
+    p.add_argument("--no-cli", action="store_true", help="leave out `logs simulate` in a fresh process")
     args = p.parse_args()
     if args.games is None:
         args.games = 300 if args.quick else 10_000
@@ -87,6 +98,10 @@ def main() -> None:
         play_one(game, bots, f"warm-up/{i}", taking=False)
     for _ in simulated(game, 3, bots, seed=-1):
         pass
+    with temp_dir(f"{NAME}-warm-up") as warm, Store.open(warm / "warm.duckdb") as scratch:
+        simulate(scratch, game, 3, bots, seed=-1)  # the writer's imports (Arrow, the schema's classes) paid here
+
+    headline = totals(game, bots, args.games, args.seed + 1, args.rounds, not args.no_cli)
 
     t_play, t_rows, t_store = Timer(), Timer(), Timer()
     t_event_rows, t_result_rows = Timer(), Timer()
@@ -183,6 +198,64 @@ def main() -> None:
     report.add("events", ev, key="events")
     report.add("events per game", ev / g, key="events_per_game")
 
+    play_s, record_s = sum(headline["play_s"]), sum(headline["record_s"])
+    total_pct = 100 * (record_s / play_s - 1)
+    report.section(f"totals: recording vs play alone, the same {g:,} games, {args.rounds} rounds")
+    report.add(
+        "recording over play: totals",
+        total_pct,
+        "%",
+        f"target < {TARGET_OVERHEAD:g}%: {'met' if total_pct < TARGET_OVERHEAD else 'MISSED'}",
+        key="overhead_pct",
+    )
+    report.add("play alone", play_s, "s", " + ".join(f"{x:.2f}" for x in headline["play_s"]), key="totals_play_s")
+    report.add(
+        "recording (open, simulate, close)",
+        record_s,
+        "s",
+        " + ".join(f"{x:.2f}" for x in headline["record_s"]),
+        key="totals_record_s",
+    )
+    report.add("  of it: open a fresh store", sum(headline["open_s"]), "s", key="totals_open_s")
+    report.add("  of it: close (checkpoint)", sum(headline["close_s"]), "s", key="totals_close_s")
+    report.add(
+        "  per round, median",
+        100 * (median(r / a for r, a in zip(headline["record_s"], headline["play_s"], strict=True)) - 1),
+        "%",
+        "record / play - 1 of each round",
+        key="overhead_pct_median_round",
+    )
+    report.add(
+        "  CPU time, totals",
+        100 * (sum(headline["record_cpu_s"]) / sum(headline["play_cpu_s"]) - 1),
+        "%",
+        "this process's threads, all of them: work, not wall",
+        key="overhead_cpu_pct",
+    )
+    if "cli_s" in headline:
+        cli_pct = 100 * (headline["cli_s"] / median(headline["play_s"]) - 1)
+        report.add(
+            "`logs simulate` over play alone",
+            cli_pct,
+            "%",
+            f"{headline['cli_s']:.2f} s in a fresh process vs the median round of play",
+            key="cli_overhead_pct",
+        )
+        report.add(
+            "  CPU time",
+            100 * (headline["cli_cpu_s"] / median(headline["play_cpu_s"]) - 1),
+            "%",
+            f"{headline['cli_cpu_s']:.2f} s of the command's process vs the median round of play",
+            key="cli_overhead_cpu_pct",
+        )
+        report.add(
+            "  of it: `logs simulate -n 1`",
+            headline["cli_one_s"],
+            "s",
+            f"start-up, imports, a fresh store's schema: paid once per command ({headline['cli_one_cpu_s']:.2f} s CPU)",
+            key="cli_one_game_s",
+        )
+
     report.section("(a) play only (engine)")
     report.add("time", a, "s", key="play_s")
     report.add("rate", g / a, "games/s", key="play_games_per_s")
@@ -235,7 +308,7 @@ def main() -> None:
     report.add("  rate", g / t_rebuild.seconds, "games/s", key="projector_games_per_s")
     report.add("  rate", ev / t_rebuild.seconds, "events/s", key="projector_events_per_s")
 
-    report.section("overheads")
+    report.section("overheads, interleaved chunks (detail)")
     rows_pct = 100 * (b - a) / a
     duck_pct = 100 * (c - b) / b
     duck_measured_pct = 100 * (t_insert.seconds + t_close.seconds) / b
@@ -314,6 +387,63 @@ def main() -> None:
         profiles = {f"simulate, {args.profile_games} games": profile(run)}
 
     report.emit(output_path(NAME, args), profiles)
+
+
+def totals(game: Any, bots: list[str], games: int, seed: int, rounds: int, cli: bool) -> dict[str, Any]:
+    """Wall (and CPU) seconds of playing `games` games alone and of recording the same games whole (a fresh store
+    opened, `simulate`, closed), `rounds` times in alternating order; then `logs simulate` of them, a fresh process."""
+    out: dict[str, Any] = {k: [] for k in ("play_s", "play_cpu_s", "record_s", "record_cpu_s", "open_s", "close_s")}
+    events = {"play": 0, "record": 0}
+
+    def play() -> None:
+        wall, cpu = time.perf_counter(), time.process_time()
+        for index in range(games):
+            played = play_one(game, bots, game_seed(game.name, seed, index), taking=False)
+            events["play"] += len(played.steps)
+            del played
+        out["play_s"].append(time.perf_counter() - wall)
+        out["play_cpu_s"].append(time.process_time() - cpu)
+
+    def record() -> None:
+        with temp_dir(f"{NAME}-totals") as tmp:
+            wall, cpu = time.perf_counter(), time.process_time()
+            store = Store.open(tmp / "totals.duckdb")
+            opened = time.perf_counter()
+            simulate(store, game, games, bots, seed)
+            closing = time.perf_counter()
+            store.close()
+            out["record_s"].append(time.perf_counter() - wall)
+            out["record_cpu_s"].append(time.process_time() - cpu)
+            out["open_s"].append(opened - wall)
+            out["close_s"].append(time.perf_counter() - closing)
+            with Store.open(tmp / "totals.duckdb", read_only=True) as check:
+                events["record"] += check.count("events")
+
+    started = time.perf_counter()
+    for round_ in range(rounds):
+        for step in (play, record) if round_ % 2 == 0 else (record, play):
+            step()
+            done = len(out["record_s"]) + len(out["play_s"])
+            progress("totals: play alone, recording (runs)", done, 2 * rounds, started)
+    if events["play"] != events["record"]:
+        raise SystemExit(f"recording and play alone did not play the same games: {events}")
+    if cli:
+        out["cli_s"], out["cli_cpu_s"] = _cli(game.name, bots, games, seed)
+        out["cli_one_s"], out["cli_one_cpu_s"] = _cli(game.name, bots, 1, seed)
+    return out
+
+
+def _cli(name: str, bots: list[str], games: int, seed: int) -> tuple[float, float]:
+    """Wall and CPU seconds of `logs simulate` of these games into a fresh file, in a process of its own."""
+    with temp_dir(f"{NAME}-cli") as tmp:
+        command = [sys.executable, "-m", "loom.cli.main", "simulate", name, "-n", str(games), "--seed", str(seed)]
+        command += [arg for bot in bots for arg in ("--bot", bot)] + ["--players", str(len(bots))]
+        command += ["--db", str(tmp / "cli.duckdb"), "--json"]
+        wall, before = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
+        subprocess.run(command, check=True, capture_output=True, cwd=ROOT)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+        return time.perf_counter() - wall, cpu
 
 
 if __name__ == "__main__":

@@ -63,6 +63,9 @@ def simulate_command(
 
         simulate_lake(rules, games, bots, seed, cluster, lake, workers, chunk, as_json)
         return
+    from loom.cli.simulating import arrow_without_pandas
+
+    arrow_without_pandas()
     with open_store(db) as store, progress_bar("simulating", games) as progress:
         ids = simulate(store, rules, games, bots, seed, progress, workers or 1)
     if as_json:

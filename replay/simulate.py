@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import gc
 import secrets
-from collections.abc import Callable, Generator, Sequence
-from contextlib import closing
+from collections.abc import Callable, Generator, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor, wait
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from random import Random
 from typing import Any
@@ -71,7 +73,7 @@ def play_one(game: Game, bots: Sequence[str], seed: str, *, taking: bool = True,
         agents,
         chance_rng(recorded_seed, setup),
         bot_rngs,
-        observe=(lambda now, played: snapshots.offer(now, setup + len(played), played[-1].turn)) if taking else None,
+        observe=snapshots.observer(setup) if taking else None,
         watcher=taker,
     )
     seats = [Seat(name, bot) for name, (_, bot) in zip(players, order)]
@@ -149,22 +151,88 @@ def simulate(
     """Play and record `games` games in batches, on `workers` processes; the new ids. `progress` is told of every
     game played (of every few, by a pool), stored with its batch of BATCH games.
 
+    Each batch is stored by a thread of its own while the next one is played (`_Writer`): DuckDB's insert and commit
+    run without the GIL, so on a second core they cost the recording no time (bench/profiles/simulate.md).
+
     The facts are left to the projector (the next `logs dashboard` catches up), off the recording's hot path: taken
     as the games are played they cost a fifth of the play itself (a score per seat every turn), which alone would
     put recording over its budget of +25% over play (bench/simulate.py, bench/profiles/projector.md). With `facts`,
     the workers take them as they play and they are stored with their games, projected to their last event: less
     work in all (the projector lists every position's legal actions again), but on the hot path."""
-    ids: list[int] = []
     batch: list[NewGame] = []
     piece = 1 if workers <= 1 else min(PIECE, BATCH)
     # closing: an interrupt while a batch is stored ends the workers now, not whenever the generator is collected
-    with closing(simulated(game, games, bots, seed, workers, facts=facts, piece=piece)) as pieces:
+    with (
+        _frozen_heap(),
+        _Writer(store) as writer,
+        closing(simulated(game, games, bots, seed, workers, facts=facts, piece=piece)) as pieces,
+    ):
         for played in pieces:
             batch += played
             progress(len(played))
             if len(batch) >= BATCH:
-                ids += store.add_games(batch[:BATCH])
+                writer.store(batch[:BATCH])
                 batch = batch[BATCH:]
-    if batch:
-        ids += store.add_games(batch)
-    return ids
+        if batch:
+            writer.store(batch)
+    return writer.ids
+
+
+@contextmanager
+def _frozen_heap() -> Iterator[None]:
+    """The objects alive now (modules, the caller's) left out of the collector's passes until the block ends.
+
+    The batches waiting to be stored outlive a few passes and so reach the oldest generation, where every thousand
+    games or so they set off a full pass over everything the process holds (a twentieth of a second for the modules
+    alone): the overhead of recording is then partly the collector's. Frozen objects are only not walked; unfrozen
+    at the end, garbage among them is collected as before. Left as it is if something froze objects already."""
+    if gc.get_freeze_count():
+        yield
+        return
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
+class _Writer:
+    """Stores batches of new games on a thread of its own, one at a time and in order, while the caller plays on.
+
+    At most one batch is in flight: the next waits for it, so memory stays at two batches and a failed store stops
+    the simulation at its next batch with the store's own error. Leaving the block waits for the batch in flight
+    (after an error: committed or rolled back whole; after Ctrl-C: interrupted, rolled back whole), so no batch is
+    left half-written and nothing else touches the store meanwhile."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="loom-simulate-writer")
+        self._pending: Future[list[int]] | None = None
+        self.ids: list[int] = []
+
+    def store(self, batch: list[NewGame]) -> None:
+        """Store this batch once the one before it is stored (its error, if it failed)."""
+        self._wait()
+        self._pending = self._pool.submit(self._store.add_games, batch)
+
+    def _wait(self) -> None:
+        if self._pending is not None:
+            self.ids += self._pending.result()  # kept pending until done: an interrupt meanwhile finds it
+            self._pending = None
+
+    def __enter__(self) -> _Writer:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
+        try:
+            if kind is None:
+                self._wait()
+            elif self._pending is not None:
+                # Ctrl-C (or SIGTERM) stops the batch in flight as it stops a statement of this thread: rolled back
+                # whole, at once. Any other error lets it end (committed or rolled back whole); that error is the news.
+                while kind is not None and issubclass(kind, KeyboardInterrupt) and not self._pending.done():
+                    self._store.db.con.interrupt()  # between two statements it is lost: asked again
+                    wait([self._pending], timeout=0.05)
+                wait([self._pending])
+        finally:
+            self._pool.shutdown(wait=True)

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable, Sequence
 from dataclasses import fields
 from functools import cache
 from typing import Any, NamedTuple
+
+import orjson
 
 SNAPSHOT_EVERY = 128
 """Events between snapshots: the state at any point costs at most this many events to fold."""
@@ -35,7 +38,13 @@ def encode_state(state: Any) -> str:
     """The state as JSON text: its type's fingerprint and its fields by name."""
     values = {f.name: getattr(state, f.name) for f in fields(state)}
     state_type: type = type(state)
-    return json.dumps({"type": fingerprint(state_type), "fields": values}, separators=(",", ":"))
+    stored = {"type": fingerprint(state_type), "fields": values}
+    try:
+        # orjson writes the same text as json.dumps (compact) for plain values and tuples, 20x faster: json.dumps
+        # cost a simulated Motto game 60 us of its 2.4 ms (bench/profiles/simulate.md)
+        return orjson.dumps(stored).decode()
+    except TypeError:  # a value orjson does not write (a named tuple, a huge int): as before
+        return json.dumps(stored, separators=(",", ":"))
 
 
 def decode_state(state_type: type, text: str) -> Any | None:
@@ -71,6 +80,17 @@ class SnapshotTaker:
     def __init__(self, after_seq: int) -> None:
         self.rows: list[Snapshot] = []
         self._next = (after_seq // SNAPSHOT_EVERY + 1) * SNAPSHOT_EVERY
+
+    def observer(self, setup: int) -> Callable[[Any, Sequence[Any]], None]:
+        """`engine.play.play_out`'s `observe` for a game whose first `setup` events came before the play: offers the
+        state after each action only when a snapshot is due (a game asks about 90 times for one or two)."""
+
+        def observe(state: Any, played: Sequence[Any]) -> None:
+            seq = setup + len(played)
+            if seq >= self._next:
+                self.offer(state, seq, played[-1].turn)
+
+        return observe
 
     def offer(self, state: Any, seq: int, turn: int) -> None:
         """The state after event `seq` of `turn`; kept if a snapshot is due."""
