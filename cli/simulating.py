@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from contextlib import nullcontext
 from pathlib import Path
 
@@ -12,32 +11,6 @@ from loom.cli.common import out, print_json, progress_bar
 from loom.engine.protocol import Game
 from loom.events.base import LoomError
 from loom.replay.cluster import LOCAL, LakeSimulation, connect, discard_run, new_run, simulate_to_lake
-
-
-class _NoPandas:
-    """An import finder that refuses pandas: see `arrow_without_pandas`."""
-
-    @staticmethod
-    def find_spec(name: str, path: object = None, target: object = None) -> None:
-        if name == "pandas":
-            raise ImportError("recording simulated games has no use for pandas")
-
-
-def arrow_without_pandas() -> None:
-    """Before `logs simulate` stores its first batch: load pyarrow and let it find no pandas.
-
-    pyarrow's first array otherwise imports pandas, to ask whether the lists it is given are pandas objects: 0.2 s of
-    CPU, a twentieth of the play of 2,000 Motto games, for nothing the command does (bench/profiles/simulate.md).
-    pyarrow asks once per process; the command draws nothing afterwards. As replay/logfile.py's import workers do."""
-    if "pandas" in sys.modules:
-        return
-    import pyarrow as pa
-
-    sys.meta_path.insert(0, _NoPandas)  # type: ignore[arg-type]
-    try:
-        pa.array([0])
-    finally:
-        sys.meta_path.remove(_NoPandas)  # type: ignore[arg-type]
 
 
 def simulate_lake(

@@ -11,7 +11,6 @@ import itertools
 import json
 import os
 import stat
-import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from random import SystemRandom
@@ -35,7 +34,7 @@ from loom.events.base import (
 from loom.events.fields import shown
 from loom.events.parsing import Envelope, Readers, parse_event
 from loom.replay import writing
-from loom.replay.columns import Batch, arrow_table
+from loom.replay.columns import Batch, arrow_table, pyarrow_without_pandas
 from loom.replay.fingerprint import Duplicates, Unchecked
 from loom.replay.projection_tables import by_column, results_of
 from loom.replay.projections import result_rows
@@ -506,35 +505,9 @@ def batch_of(games: Sequence[NewGame]) -> Batch:
     return Batch(len(games), {name: arrow_table(name, columns) for name, columns in tables.items()})
 
 
-class _NoPandas:
-    """An import finder that refuses pandas: see `_arrow_without_pandas`."""
-
-    @staticmethod
-    def find_spec(name: str, path: Any = None, target: Any = None) -> None:
-        if name == "pandas":
-            raise ImportError("a worker checking a log has no use for pandas")
-
-
-def _pyarrow_without_pandas() -> None:
-    """Load pyarrow, and let it find no pandas if none is loaded yet.
-
-    pyarrow's first array otherwise imports pandas (0.2 s of CPU, a fifth of a microsecond per event of a
-    million-event file, in this process and in each worker), for nothing an import does: it makes Arrow tables from
-    lists and hands them to DuckDB. pyarrow tries that import once per process; `import pandas` still works later,
-    and so do pyarrow's conversions to pandas."""
-    if "pandas" not in sys.modules:
-        import pyarrow as pa
-
-        sys.meta_path.insert(0, _NoPandas)  # type: ignore[arg-type]
-        try:
-            pa.array([0])
-        finally:
-            sys.meta_path.remove(_NoPandas)  # type: ignore[arg-type]
-
-
 def _arrow_without_pandas() -> None:
     """In a worker checking chunks, first: load pyarrow without pandas; then freeze what is loaded."""
-    _pyarrow_without_pandas()
+    pyarrow_without_pandas()
     # What the worker has loaded stays for its life: the collector's full passes need not walk it again and again
     # while the chunks' games pile up (they are freed with each chunk).
     gc.freeze()
@@ -561,7 +534,7 @@ def import_file(
     The workers hand over each chunk's games as Arrow columns, which this process inserts as they are.
     """
     workers = workers or os.cpu_count() or 1
-    _pyarrow_without_pandas()
+    pyarrow_without_pandas()
     guard = duplicates or Unchecked()
     path = spanned(file)
     chunks = guard.watch(game_chunks(file, CHUNK_LINES) if path is None else file_spans(path, CHUNK_LINES))
