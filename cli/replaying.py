@@ -18,7 +18,7 @@ from loom.engine.protocol import CHANCE_TO_MOVE
 from loom.engine.registry import get_game
 from loom.engine.telling import tell_game
 from loom.events.base import Event, LoomError, started
-from loom.replay.branches import Node, branch, continue_game, tree
+from loom.replay.branches import Node, WhatIf, branch, continue_game, tree
 from loom.replay.replay import Position, position
 
 Turn = Annotated[int | None, typer.Option("--turn", "-t", help="The start of this turn (turn 1 is the first).")]
@@ -233,12 +233,18 @@ def _label(node: Node) -> str:
     return f"[bold]#{info.id}[/] {fork}{info.turns} turns · {outcome}"
 
 
+def _whatif_label(whatif: WhatIf) -> str:
+    played = f" · {escape(whatif.bot)}" if whatif.bot else ""
+    fork = f"fork at turn {whatif.fork_turn}"
+    return f"[italic]what-if {whatif.number}[/] · seat {whatif.seat} · {fork}{played} · sampled deal"
+
+
 @app.command("tree")
 @fails_cleanly
 def tree_command(
     game_id: Annotated[int, typer.Argument(help="The game's id.")], db: Db = None, as_json: AsJson = False
 ) -> None:
-    """The game, its branches and theirs, with fork turns and outcomes."""
+    """The game, its branches and theirs, with fork turns and outcomes, and its seats' what-ifs."""
     with open_store(db, read_only=True) as store:
         root = tree(store, game_id)
     if as_json:
@@ -249,6 +255,8 @@ def tree_command(
     def grow(parent: Tree, node: Node) -> None:
         for child in node.children:
             grow(parent.add(_label(child)), child)
+        for whatif in node.whatifs:
+            parent.add(_whatif_label(whatif))
 
     grow(shown, root)
     out.print(shown)

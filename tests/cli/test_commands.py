@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 
 from loom.engine.registry import PACKAGES
+from loom.replay.branches import plan_whatif, record_whatif
+from loom.replay.store import Store
 from tests.cli.run import EXAMPLES, check_export_then_import, exports_of_two_runs, fails, ok
 from tests.locks import held_by_another_process
 
@@ -90,6 +92,14 @@ def test_branch_prints_the_new_id_and_tree_shows_it(db: Path) -> None:
     tree = json.loads(ok("tree", "1", "--db", db, "--json"))
     assert tree["branches"][0]["id"] == 5 and tree["branches"][0]["branches"][0]["id"] == 6
     assert "fork at turn 6" in ok("tree", "1", "--db", db)
+
+
+def test_tree_lists_a_seats_what_if_without_its_moves(db: Path) -> None:
+    with Store.open(db) as store:  # as a seat's token on a served board makes it
+        whatif, _ = plan_whatif(store, 1, turn=6, seat=1, actions=(), bot="greedy")
+        record_whatif(store, whatif)
+    assert "what-if 1 · seat 1 · fork at turn 6 · greedy · sampled deal" in ok("tree", "1", "--db", db)
+    assert json.loads(ok("tree", "1", "--db", db, "--json"))["whatifs"][0]["seat"] == 1
 
 
 def test_play_continues_an_open_branch(db: Path) -> None:
