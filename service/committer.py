@@ -100,6 +100,7 @@ class Committer:
         self._closed = False
         self._stopping = False
         self._lock = threading.Lock()
+        self._busy = threading.Lock()  # held while a group is written, by the writer or by `now`'s caller
         self.groups = 0  # transactions committed, and jobs in them: how much grouping happens
         self.jobs = 0
         self._thread = threading.Thread(target=self._run, name="loom-writer", daemon=True)
@@ -115,6 +116,29 @@ class Committer:
             self._queue.put(waiting)
         return waiting.future
 
+    def now(self, job: Job[T]) -> Future[T] | None:
+        """Write an append job on the caller's thread at once, as a group of one, if the writer is idle and the
+        journal needs no fsync: the same check against the live state, the same record and answer, without handing
+        it to the writer and back (two wake-ups of two threads). None if the writer is busy: submit it instead.
+
+        The one-writer rule holds: `_busy` is held by whoever writes a group, so groups never overlap."""
+        journal = self.journal
+        if journal is None or journal.fsync or not self._busy.acquire(blocking=False):
+            return None
+        try:
+            if self._closed:
+                return None
+            waiting = _Waiting(job)
+            try:
+                self._journal_group([waiting], journal)
+            except BaseException as error:  # a bug of the writer itself: answer rather than hang
+                log.exception("the writer failed")
+                if not waiting.future.done():
+                    waiting.future.set_exception(error)
+        finally:
+            self._busy.release()
+        return waiting.future
+
     def close(self) -> None:
         """Answer the jobs already handed over, then stop the thread."""
         with self._lock:
@@ -123,6 +147,8 @@ class Committer:
             self._closed = True
             self._queue.put(None)
         self._thread.join()
+        with self._busy:  # a write under way on another thread (`now`) ends before the journal may close
+            pass
 
     def _run(self) -> None:
         expected, linger = 1, 0.0
@@ -132,7 +158,8 @@ class Committer:
                 return
             began = time.monotonic()
             try:
-                self._write_group(group)
+                with self._busy:
+                    self._write_group(group)
             except BaseException as error:  # a bug of the writer itself: answer everyone rather than hang them
                 log.exception("the writer failed")
                 for waiting in group:
