@@ -27,6 +27,7 @@ if sys.path and Path(sys.path[0] or ".").resolve() == _BENCH:
 import argparse  # noqa: E402
 import asyncio  # noqa: E402
 import json  # noqa: E402
+import os  # noqa: E402
 import shutil  # noqa: E402
 import statistics  # noqa: E402
 import subprocess  # noqa: E402
@@ -217,7 +218,9 @@ def main() -> None:
     if args.drive:
         kind, base, clients, warmup, seconds = json.loads(args.drive)
         phase = drive(kind, base, clients, warmup, seconds)
-        print(json.dumps(uvloop.run(phase) if uvloop is not None else asyncio.run(phase)))
+        done = json.dumps(uvloop.run(phase) if uvloop is not None else asyncio.run(phase))
+        os.set_blocking(sys.stdout.fileno(), True)  # the pipe may be left non-blocking: a long line got cut
+        print(done)
         return
     games, seconds, reads = (100, 2.0, 200) if args.quick else (1000, 8.0, 1000)
     warmup = 1.0

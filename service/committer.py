@@ -100,7 +100,7 @@ class Committer:
         self._closed = False
         self._stopping = False
         self._lock = threading.Lock()
-        self._busy = threading.Lock()  # held while a group is written, by the writer or by `now`'s caller
+        self._busy = threading.RLock()  # held while a group's appends are written, by the writer or in `now`
         self.groups = 0  # transactions committed, and jobs in them: how much grouping happens
         self.jobs = 0
         self._thread = threading.Thread(target=self._run, name="loom-writer", daemon=True)
@@ -130,7 +130,7 @@ class Committer:
                 return None
             waiting = _Waiting(job)
             try:
-                self._journal_group([waiting], journal)
+                self._journal_group([waiting], journal)  # an append job: nothing is left to write after `_busy`
             except BaseException as error:  # a bug of the writer itself: answer rather than hang
                 log.exception("the writer failed")
                 if not waiting.future.done():
@@ -158,8 +158,7 @@ class Committer:
                 return
             began = time.monotonic()
             try:
-                with self._busy:
-                    self._write_group(group)
+                self._write_group(group)
             except BaseException as error:  # a bug of the writer itself: answer everyone rather than hang them
                 log.exception("the writer failed")
                 for waiting in group:
@@ -224,7 +223,21 @@ class Committer:
 
     def _journal_group(self, group: list[_Waiting], journal: Journal) -> None:
         """Check every job; write the appends of those that only append as one journal record and answer them; then
-        the other writes, once the mover has moved every acknowledged append, in one transaction."""
+        the other writes, once the mover has moved every acknowledged append, in one transaction.
+
+        Appends (here and on other threads, `now`) are written under `_busy`, one group at a time. A write of new
+        rows only (a new game: `after_moved` false) is made after it is released: it touches no game's live state
+        and no journal, and appends to other games are not held up by its transaction."""
+        with self._busy:
+            writing = self._journal_appends(group, journal)
+            if writing and any(staged.after_moved for _, staged in writing):
+                self._journal_writes(writing, journal)
+                return
+        if writing:
+            self._journal_writes(writing, journal)
+
+    def _journal_appends(self, group: list[_Waiting], journal: Journal) -> list[tuple[_Waiting, Staged[Any]]]:
+        """Check every job, write and answer those that only append; the others, checked and staged."""
         live = Live(self.store, self._latest)
         checked = [(waiting, _checked(waiting.job, live)) for waiting in group]
         appending = [(w, s) for w, s in checked if isinstance(s, Staged) and s.write is None]
@@ -247,8 +260,11 @@ class Committer:
                 waiting.future.set_exception(outcome)
         for waiting, staged in appending:
             _answer(waiting.future, staged, None)
-        if not writing:
-            return
+        return writing
+
+    def _journal_writes(self, writing: list[tuple[_Waiting, Staged[Any]]], journal: Journal) -> None:
+        """The staged writes other than appends, once the mover has moved every acknowledged append if one of them
+        needs it, in one transaction."""
         try:
             if any(staged.after_moved for _, staged in writing):
                 journal.caught_up()
