@@ -21,6 +21,7 @@ from urllib.parse import unquote_plus
 import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
+from loom.engine.registry import playable
 from loom.events.base import LoomError
 from loom.service.app import serving_app
 from loom.service.context import Service
@@ -317,6 +318,7 @@ def server_for(settings: Settings, *, log_level: str = "info") -> LoomServer:
     """A server of the service, its settings checked, its port free and its database open."""
     check(settings)
     _check_port(settings)
+    playable()  # every game's engine imported now, not by the first request of its kind, on the event loop
     service = Service.open(settings)
     config = uvicorn.Config(
         serving_app(service),
