@@ -27,10 +27,10 @@ if sys.path and Path(sys.path[0] or ".").resolve() == _BENCH:
 import argparse  # noqa: E402
 import asyncio  # noqa: E402
 import json  # noqa: E402
-import os  # noqa: E402
 import shutil  # noqa: E402
 import statistics  # noqa: E402
 import subprocess  # noqa: E402
+import tempfile  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Iterator  # noqa: E402
 from contextlib import ExitStack, contextmanager  # noqa: E402
@@ -183,11 +183,11 @@ async def drive(kind: str, base: str, clients: int, warmup: float, seconds: floa
 
 def load(kind: str, base: str, clients: int, warmup: float, seconds: float) -> dict[str, Any]:
     """One phase, driven from a process of its own (so the load and the server are each one process)."""
-    spec = json.dumps([kind, base, clients, warmup, seconds])
-    done = subprocess.run(
-        [sys.executable, __file__, "--drive", spec], capture_output=True, text=True, check=True, cwd=_BENCH.parent
-    )
-    return json.loads(done.stdout)  # type: ignore[no-any-return]
+    with tempfile.TemporaryDirectory(prefix="loom-api-load-") as tmp:
+        out = Path(tmp) / "phase.json"
+        spec = json.dumps([kind, base, clients, warmup, seconds, str(out)])
+        subprocess.run([sys.executable, __file__, "--drive", spec], check=True, cwd=_BENCH.parent)
+        return json.loads(out.read_text())  # type: ignore[no-any-return]
 
 
 def read_latencies(base: str, games: list[tuple[int, int]], reads: int, seed: int, token: str | None) -> list[float]:
@@ -216,11 +216,10 @@ def main() -> None:
     )
     args = p.parse_args()
     if args.drive:
-        kind, base, clients, warmup, seconds = json.loads(args.drive)
+        kind, base, clients, warmup, seconds, out = json.loads(args.drive)
         phase = drive(kind, base, clients, warmup, seconds)
-        done = json.dumps(uvloop.run(phase) if uvloop is not None else asyncio.run(phase))
-        os.set_blocking(sys.stdout.fileno(), True)  # the pipe may be left non-blocking: a long line got cut
-        print(done)
+        # To a file, not stdout: a line of 64 KB and more printed to the pipe was cut, now and then.
+        Path(out).write_text(json.dumps(uvloop.run(phase) if uvloop is not None else asyncio.run(phase)))
         return
     games, seconds, reads = (100, 2.0, 200) if args.quick else (1000, 8.0, 1000)
     warmup = 1.0

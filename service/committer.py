@@ -13,6 +13,10 @@ With a journal (replay/journal.py, a served file's), the group's appends are not
 they are written to the journal as one record (one `os.write`), and answered then; the journal's mover thread moves
 them into DuckDB. The other writes (a new game, a branch, the secret) wait for the mover to have moved every append
 acknowledged before them (unless they only add rows: a new game), then run in one transaction as above.
+
+An append may also be written by the thread that asks for it (`now`: the event loop's, for the API's fast path),
+as a group of one, when the writer is idle: whoever writes a group's appends holds `_busy`, so groups never
+overlap. A new game's transaction is made after `_busy` is released: appends are not held back by it.
 """
 
 from __future__ import annotations
