@@ -47,6 +47,7 @@ except ImportError:  # pragma: no cover - uvicorn[standard] brings it
 
 from bench._common import BOTS, GAME, Report, output_path, parser, percentiles, temp_dir  # noqa: E402
 from loom.engine.registry import get_game  # noqa: E402
+from loom.replay.projector import project  # noqa: E402
 from loom.replay.simulate import simulate  # noqa: E402
 from loom.replay.store import Store  # noqa: E402
 from loom.service.server import free_port  # noqa: E402
@@ -230,6 +231,9 @@ def main() -> None:
         db = tmp / "api.duckdb"
         with Store.open(db) as store:
             simulate(store, get_game(GAME), games, list(BOTS), args.seed)
+            # Their facts projected before serving, as a running server's are: otherwise the server's projector
+            # catches up on every recorded game during the first phases (seconds of CPU beside the appends).
+            project(store)
             recorded = [(info.id, info.turns) for info in store.games(GAME, games)]
         floor_command, floor_port = floor_server(tmp / "floor.duckdb")
         command, port = loom_server(db)
