@@ -49,7 +49,7 @@ UPSERT_MARK = "INSERT OR REPLACE INTO meta VALUES (?, ?)"
 
 MOVE_MAX = 4096
 """Appends moved in one DuckDB transaction at most (recovery and the mover alike)."""
-SETTLE = 0.005
+SETTLE = 0.05
 """Seconds the mover lets appends gather once one is pending, unless a reader hurries it: fewer, larger moves."""
 CUT_AT = 1 << 20
 """Bytes past which a caught-up mover starts a fresh file (a smaller one is reused: a cut costs a rename)."""

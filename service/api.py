@@ -261,8 +261,8 @@ class FastAppends:
         caller = Caller(None if authorization is None else bearer(authorization.decode("latin-1")))
         try:
             if isinstance(model, ActionBody):
-                return writing.act(self.service, caller, game_id, model)
-            return writing.write_events(self.service, caller, game_id, model)
+                return writing.act(self.service, caller, game_id, model, now=True)
+            return writing.write_events(self.service, caller, game_id, model, now=True)
         except Exception as error:  # refused before it reached the writer: answered as any refusal
             refused: Future[Any] = Future()
             refused.set_exception(error)
@@ -271,7 +271,8 @@ class FastAppends:
     async def _answer(self, job: Future[Any], path: str) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
         """The status, headers and body of the answer to a write, once it is committed or refused."""
         try:
-            answer = _encoded(await asyncio.wrap_future(job))
+            # Written on the loop's thread (the writer was idle): done already, no hop through the loop's queue.
+            answer = _encoded(job.result() if job.done() else await asyncio.wrap_future(job))
         except LoomError as error:
             response = loom_error_response(error, self.service.db.path)
             return response.status_code, [*response.raw_headers, _HEADERS[1]], bytes(response.body)

@@ -13,6 +13,10 @@ With a journal (replay/journal.py, a served file's), the group's appends are not
 they are written to the journal as one record (one `os.write`), and answered then; the journal's mover thread moves
 them into DuckDB. The other writes (a new game, a branch, the secret) wait for the mover to have moved every append
 acknowledged before them (unless they only add rows: a new game), then run in one transaction as above.
+
+An append may also be written by the thread that asks for it (`now`: the event loop's, for the API's fast path),
+as a group of one, when the writer is idle: whoever writes a group's appends holds `_busy`, so groups never
+overlap. A new game's transaction is made after `_busy` is released: appends are not held back by it.
 """
 
 from __future__ import annotations
@@ -100,6 +104,7 @@ class Committer:
         self._closed = False
         self._stopping = False
         self._lock = threading.Lock()
+        self._busy = threading.RLock()  # held while a group's appends are written, by the writer or in `now`
         self.groups = 0  # transactions committed, and jobs in them: how much grouping happens
         self.jobs = 0
         self._thread = threading.Thread(target=self._run, name="loom-writer", daemon=True)
@@ -115,6 +120,29 @@ class Committer:
             self._queue.put(waiting)
         return waiting.future
 
+    def now(self, job: Job[T]) -> Future[T] | None:
+        """Write an append job on the caller's thread at once, as a group of one, if the writer is idle and the
+        journal needs no fsync: the same check against the live state, the same record and answer, without handing
+        it to the writer and back (two wake-ups of two threads). None if the writer is busy: submit it instead.
+
+        The one-writer rule holds: `_busy` is held by whoever writes a group, so groups never overlap."""
+        journal = self.journal
+        if journal is None or journal.fsync or not self._busy.acquire(blocking=False):
+            return None
+        try:
+            if self._closed:
+                return None
+            waiting = _Waiting(job)
+            try:
+                self._journal_group([waiting], journal)  # an append job: nothing is left to write after `_busy`
+            except BaseException as error:  # a bug of the writer itself: answer rather than hang
+                log.exception("the writer failed")
+                if not waiting.future.done():
+                    waiting.future.set_exception(error)
+        finally:
+            self._busy.release()
+        return waiting.future
+
     def close(self) -> None:
         """Answer the jobs already handed over, then stop the thread."""
         with self._lock:
@@ -123,6 +151,8 @@ class Committer:
             self._closed = True
             self._queue.put(None)
         self._thread.join()
+        with self._busy:  # a write under way on another thread (`now`) ends before the journal may close
+            pass
 
     def _run(self) -> None:
         expected, linger = 1, 0.0
@@ -197,7 +227,21 @@ class Committer:
 
     def _journal_group(self, group: list[_Waiting], journal: Journal) -> None:
         """Check every job; write the appends of those that only append as one journal record and answer them; then
-        the other writes, once the mover has moved every acknowledged append, in one transaction."""
+        the other writes, once the mover has moved every acknowledged append, in one transaction.
+
+        Appends (here and on other threads, `now`) are written under `_busy`, one group at a time. A write of new
+        rows only (a new game: `after_moved` false) is made after it is released: it touches no game's live state
+        and no journal, and appends to other games are not held up by its transaction."""
+        with self._busy:
+            writing = self._journal_appends(group, journal)
+            if writing and any(staged.after_moved for _, staged in writing):
+                self._journal_writes(writing, journal)
+                return
+        if writing:
+            self._journal_writes(writing, journal)
+
+    def _journal_appends(self, group: list[_Waiting], journal: Journal) -> list[tuple[_Waiting, Staged[Any]]]:
+        """Check every job, write and answer those that only append; the others, checked and staged."""
         live = Live(self.store, self._latest)
         checked = [(waiting, _checked(waiting.job, live)) for waiting in group]
         appending = [(w, s) for w, s in checked if isinstance(s, Staged) and s.write is None]
@@ -220,8 +264,11 @@ class Committer:
                 waiting.future.set_exception(outcome)
         for waiting, staged in appending:
             _answer(waiting.future, staged, None)
-        if not writing:
-            return
+        return writing
+
+    def _journal_writes(self, writing: list[tuple[_Waiting, Staged[Any]]], journal: Journal) -> None:
+        """The staged writes other than appends, once the mover has moved every acknowledged append if one of them
+        needs it, in one transaction."""
         try:
             if any(staged.after_moved for _, staged in writing):
                 journal.caught_up()

@@ -10,7 +10,7 @@ acknowledged when the read began, which costs one comparison when nothing is pen
 
 Settings, from the environment (`logs serve` has no flags for them): `LOGS_JOURNAL_FSYNC=1` fsyncs the journal
 after each group (an acknowledged append then survives a power loss, not only a crash of the server);
-`LOGS_JOURNAL_SETTLE` is the seconds the mover lets appends gather (default 0.005; a reader never waits for it).
+`LOGS_JOURNAL_SETTLE` is the seconds the mover lets appends gather (default 0.05; a reader never waits for it).
 """
 
 from __future__ import annotations
@@ -87,8 +87,15 @@ class Database:
                 self._cursors.append(store)
         return store
 
-    def submit(self, job: Job[T]) -> Future[T]:
-        """Hand a write to the writer; its answer once committed (with the writes that arrived with it)."""
+    def submit(self, job: Job[T], *, appends_to: int | None = None) -> Future[T]:
+        """Hand a write to the writer; its answer once committed (with the writes that arrived with it).
+
+        `appends_to`: the job only appends to this game, and may be written on the caller's thread at once (its
+        Future then done on return) if the writer is idle and the game's state is kept (no read of the store)."""
+        if appends_to is not None and appends_to in self._latest:
+            done = self.committer.now(job)
+            if done is not None:
+                return done
         return self.committer.submit(job)
 
     def write(self, write: Callable[[Store], T]) -> T:

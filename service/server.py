@@ -2,20 +2,26 @@
 
 from __future__ import annotations
 
+import asyncio
+import gc
 import logging
 import queue
 import re
 import socket
+import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from logging.handlers import QueueHandler, QueueListener
 from types import FrameType
+from typing import Any, cast
 from urllib.parse import unquote_plus
 
 import uvicorn
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
+from loom.engine.registry import playable
 from loom.events.base import LoomError
 from loom.service.app import serving_app
 from loom.service.context import Service
@@ -34,10 +40,11 @@ class LoomServer(uvicorn.Server):
         self.access_log = AccessLog.start()
 
     def run(self, sockets: list[socket.socket] | None = None) -> None:
-        try:
-            super().run(sockets)
-        finally:
-            self.access_log.stop()
+        with _tuned_interpreter():
+            try:
+                super().run(sockets)
+            finally:
+                self.access_log.stop()
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
         self.service.hub.close()
@@ -47,6 +54,32 @@ class LoomServer(uvicorn.Server):
         """Stop from another thread."""
         self.service.hub.close()
         self.should_exit = True
+
+
+SWITCH = 0.001
+"""Seconds a thread holds the interpreter's lock before it must offer it (Python's default: 0.005). The event loop
+gives the lock up at every system call (the journal's write, waiting for the sockets); a busy background thread (the
+mover, the projector) that takes it then keeps it for a whole interval, during which no request is answered."""
+GC_THRESHOLDS = (20_000, 50, 100)
+"""The garbage collector's thresholds while serving (Python's default: 700, 10, 10). Each request allocates a few
+hundred objects: with the default, a young collection runs every few requests and a full one, over every state
+kept in memory, every few hundred; about a fifth of an append's CPU on the event loop."""
+
+
+@contextmanager
+def _tuned_interpreter() -> Iterator[None]:
+    """The switch interval and collector thresholds for serving, for the block; the objects made while starting
+    (modules, the games' tables) frozen out of every collection."""
+    switch, thresholds = sys.getswitchinterval(), gc.get_threshold()
+    sys.setswitchinterval(SWITCH)
+    gc.set_threshold(*GC_THRESHOLDS)
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*thresholds)
+        sys.setswitchinterval(switch)
 
 
 _PARAMETER = re.compile(r"(?P<key>[?&][^=&#\s]*)=(?P<value>[^&#\s]*)")
@@ -90,7 +123,7 @@ class _Batches(QueueListener):
     """A QueueListener that wakes once for the lines of the next moments, not once a line: a thread woken per
     request takes the interpreter's lock from the event loop each time."""
 
-    def __init__(self, lines: queue.SimpleQueue[logging.LogRecord | None], *handlers: logging.Handler) -> None:
+    def __init__(self, lines: queue.SimpleQueue[Any], *handlers: logging.Handler) -> None:
         super().__init__(lines, *handlers, respect_handler_level=True)
         self._lines = lines
 
@@ -105,11 +138,74 @@ class _Batches(QueueListener):
                     batch.append(lines.get_nowait())
                 except queue.Empty:
                     break
+            access, records = logging.getLogger("uvicorn.access"), []
             for record in batch:
+                if isinstance(record, tuple):  # a line `_QuickAccess` handed over: made into its record here
+                    record = _record(access, *record)
+                    if not access.filter(record):  # the logger's own filters (HideTokens), as its handle() runs
+                        continue
                 if record is not None:
-                    self.handle(record)
+                    records.append(record)
+            for handler in self.handlers:
+                _emit_all(handler, records)
             if batch[-1] is None:
                 return
+
+
+def _record(access: logging.Logger, created: float, msg: str, args: tuple[Any, ...]) -> logging.LogRecord:
+    """The access log's record of a line handed over as (time, message, arguments)."""
+    record = access.makeRecord(access.name, logging.INFO, "(unknown file)", 0, msg, args, None)
+    record.created, record.msecs = created, (created - int(created)) * 1000
+    return record
+
+
+class _QuickAccess:
+    """What uvicorn's protocol logs each request's line through (its `access_logger.info`): while the access log
+    is written on its thread (the logger's one handler is `_Handing`, and it does not propagate), the line's time,
+    message and arguments are queued as they are, and its record is made on that thread. A `logging.Logger` makes
+    the record on the event loop, and looks up the calling frame for it (about 10 us a request). Otherwise (another
+    handler added, a level changed), the logger as usual."""
+
+    __slots__ = ("_logger",)
+
+    def __init__(self, logger: logging.Logger) -> None:
+        self._logger = logger
+
+    def info(self, msg: str, *args: Any) -> None:
+        logger = self._logger
+        handlers = logger.handlers
+        if len(handlers) == 1 and type(handlers[0]) is _Handing and not logger.propagate and not logger.disabled:
+            if logger.isEnabledFor(logging.INFO):
+                handlers[0].queue.put_nowait((time.time(), msg, args))  # type: ignore[arg-type]
+            return
+        logger.info(msg, *args)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._logger, name)
+
+
+def _emit_all(handler: logging.Handler, records: list[logging.LogRecord]) -> None:
+    """Have `handler` write the records it takes: a plain StreamHandler's lines in one write and one flush (one
+    system call for the lines of a batch, not one a line), any other handler one record at a time."""
+    taken = [r for r in records if r.levelno >= handler.level and handler.filter(r)]
+    if type(handler) is not logging.StreamHandler:
+        for record in taken:
+            handler.handle(record)
+        return
+    lines = []
+    for record in taken:
+        try:
+            lines.append(handler.format(record) + handler.terminator)
+        except Exception:
+            handler.handleError(record)
+    if not lines:
+        return
+    with handler.lock:  # type: ignore[union-attr]
+        try:
+            handler.stream.write("".join(lines))
+            handler.flush()
+        except Exception:
+            handler.handleError(taken[-1])
 
 
 BATCH = 0.05
@@ -132,7 +228,7 @@ class AccessLog:
         handlers = [handler for handler in access.handlers if not isinstance(handler, QueueHandler)]
         if not handlers or not access.isEnabledFor(logging.INFO):
             return cls(None, [], None)  # nothing is written (a test's server logs only warnings)
-        lines: queue.SimpleQueue[logging.LogRecord | None] = queue.SimpleQueue()
+        lines: queue.SimpleQueue[Any] = queue.SimpleQueue()  # records, (time, message, arguments), None: stop
         handing = _Handing(lines)
         for handler in handlers:
             access.removeHandler(handler)
@@ -154,6 +250,59 @@ class AccessLog:
         self._listener = None
 
 
+class _Coalesced:
+    """A connection's transport whose writes within one turn of the event loop leave as one: uvicorn writes a
+    response's head and its body in two calls, which were two system calls here and two wake-ups of the client.
+    The bytes and their order are unchanged; closing sends what is waiting first."""
+
+    __slots__ = ("_transport", "_loop", "_waiting")
+
+    def __init__(self, transport: asyncio.Transport, loop: asyncio.AbstractEventLoop) -> None:
+        self._transport, self._loop = transport, loop
+        self._waiting: list[bytes] | None = None
+
+    def write(self, data: bytes) -> None:
+        if self._waiting is None:
+            self._waiting = [data]
+            self._loop.call_soon(self._flush)
+        else:
+            self._waiting.append(data)
+
+    def writelines(self, lines: Iterable[bytes]) -> None:
+        for data in lines:
+            self.write(data)
+
+    def _flush(self) -> None:
+        waiting, self._waiting = self._waiting, None
+        if waiting and not self._transport.is_closing():
+            self._transport.write(waiting[0] if len(waiting) == 1 else b"".join(waiting))
+
+    def close(self) -> None:
+        self._flush()
+        self._transport.close()
+
+    def abort(self) -> None:
+        self._waiting = None
+        self._transport.abort()
+
+    def is_closing(self) -> bool:
+        return self._transport.is_closing()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._transport, name)
+
+
+class CoalescingHttp(HttpToolsProtocol):
+    """uvicorn's httptools protocol, each connection's writes coalesced (`_Coalesced`)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.access_logger = cast(logging.Logger, _QuickAccess(self.access_logger))
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(cast(asyncio.Transport, _Coalesced(transport, self.loop)))
+
+
 def _check_port(settings: Settings) -> None:
     """Refuse a port that is taken before anything starts, with one clear line."""
     family = socket.AF_INET6 if ":" in settings.host else socket.AF_INET
@@ -169,6 +318,7 @@ def server_for(settings: Settings, *, log_level: str = "info") -> LoomServer:
     """A server of the service, its settings checked, its port free and its database open."""
     check(settings)
     _check_port(settings)
+    playable()  # every game's engine imported now, not by the first request of its kind, on the event loop
     service = Service.open(settings)
     config = uvicorn.Config(
         serving_app(service),
@@ -178,7 +328,7 @@ def server_for(settings: Settings, *, log_level: str = "info") -> LoomServer:
         timeout_graceful_shutdown=GRACE,
         lifespan="on",
         loop="uvloop",  # named, not "auto": the event loop and HTTP parser in C that the figures are measured on
-        http="httptools",
+        http=CoalescingHttp,  # httptools, each response in one write
     )
     hide_tokens_in_access_log()
     return LoomServer(config, service)

@@ -19,7 +19,7 @@ from loom.replay.branches import Line, WhatIf, branch, plan_whatif, record_whati
 from loom.replay.live import Append, Played, add_game, checked_events, dealt_game, played_action, table_game
 from loom.replay.store import GameInfo, NewGame, Seat, Store
 from loom.service.access import Forbidden, Unauthorized, may_act, require_admin
-from loom.service.committer import Live, Staged
+from loom.service.committer import Job, Live, Staged
 from loom.service.context import Caller, Service
 from loom.service.errors import Conflict
 from loom.service.models import ActionBody, BranchBody, EventsBody, NewGameBody
@@ -52,9 +52,13 @@ def _created(service: Service, new: NewGame) -> Staged[dict[str, Any]]:
     return Staged(answer, write=lambda store: add_game(store, new), after_moved=False)  # new rows only
 
 
-def act(service: Service, caller: Caller, game_id: int, body: ActionBody) -> Future[dict[str, Any]]:
-    """The seat to move plays an action; chance follows from the game's seed."""
-    return service.db.submit(lambda live: _acted(service, caller, game_id, body, live))
+def act(
+    service: Service, caller: Caller, game_id: int, body: ActionBody, *, now: bool = False
+) -> Future[dict[str, Any]]:
+    """The seat to move plays an action; chance follows from the game's seed. `now`: written on this thread at
+    once if the writer is idle (the answer's Future is then done on return)."""
+    job: Job[dict[str, Any]] = lambda live: _acted(service, caller, game_id, body, live)  # noqa: E731
+    return service.db.submit(job, appends_to=game_id if now else None)
 
 
 def _acted(service: Service, caller: Caller, game_id: int, body: ActionBody, live: Live) -> Staged[dict[str, Any]]:
@@ -76,13 +80,16 @@ def _acted(service: Service, caller: Caller, game_id: int, body: ActionBody, liv
     return _append(live, info, game, state, played, seat if not grant.everything else None)
 
 
-def write_events(service: Service, caller: Caller, game_id: int, body: EventsBody) -> Future[dict[str, Any]]:
+def write_events(
+    service: Service, caller: Caller, game_id: int, body: EventsBody, *, now: bool = False
+) -> Future[dict[str, Any]]:
     """Events a client writes itself, each checked by the rules: the table's token writes any; a seat's token only
     events its seat makes (chance's need the table), and none in a game Loom dealt (its seats play actions).
 
     Whose event each one is is checked before its rules run: a rule's refusal may describe the table as it really
     is (the top card of the deck), which a seat must not learn by writing events it may not write."""
-    return service.db.submit(lambda live: _written_events(service, caller, game_id, body, live))
+    job: Job[dict[str, Any]] = lambda live: _written_events(service, caller, game_id, body, live)  # noqa: E731
+    return service.db.submit(job, appends_to=game_id if now else None)
 
 
 def _written_events(

@@ -1,0 +1,76 @@
+"""An append written on the caller's thread (the event loop's, for the fast path) when the database's writer is idle:
+the same check, journal record and answer as a group of one, never two groups at once, and never held back by a new
+game's transaction."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from loom.replay.store import Store
+from loom.service import writing
+from loom.service.committer import Staged
+from loom.service.context import Caller, Service
+from loom.service.models import ActionBody
+from loom.service.settings import Settings
+from tests.service.client import ADMIN
+from tests.service.test_group_commit import _a_legal_action, _held, _new_games
+
+
+@pytest.fixture
+def service(tmp_path: Path) -> Iterator[Service]:
+    """A served database of its own (with its journal), written to in this process."""
+    opened = Service.open(Settings(str(tmp_path / "now.duckdb"), admin_token=ADMIN))
+    try:
+        yield opened
+    finally:
+        opened.close()
+
+
+def _act_now(service: Service, game: dict[str, Any]) -> Any:
+    game_id = game["id"]
+    seq = service.db.latest(game_id)[0].last_seq  # read, so the game's state is kept
+    body = ActionBody(expected_seq=seq, action=_a_legal_action(service, game_id))
+    return writing.act(service, Caller(ADMIN), game_id, body, now=True)
+
+
+def test_an_append_with_the_writer_idle_is_answered_on_return_and_read_back(service: Service) -> None:
+    (game,) = _new_games(service, 1)
+    answer = _act_now(service, game)
+    assert answer.done()  # written on this thread: nothing handed to the writer
+    seq = answer.result()["seq"]
+    assert seq > game["seq"]
+    assert service.db.reader().game_row(game["id"]).last_seq == seq  # in DuckDB once a read asks
+
+
+def test_an_append_while_the_writer_writes_a_group_waits_for_it(service: Service) -> None:
+    (game,) = _new_games(service, 1)
+    release = _held(service)  # the writer is inside a group
+    try:
+        answer = _act_now(service, game)
+        assert not answer.done()  # handed to the writer, not written beside its group
+    finally:
+        release.set()
+    assert answer.result(30)["seq"] > game["seq"]
+
+
+def test_a_new_games_transaction_does_not_hold_appends_back(service: Service) -> None:
+    (game,) = _new_games(service, 1)
+    writing_started, release = threading.Event(), threading.Event()
+
+    def slow_new_rows(store: Store) -> None:
+        writing_started.set()
+        release.wait(30)
+
+    created = service.db.submit(lambda live: Staged(lambda _: None, write=slow_new_rows, after_moved=False))
+    assert writing_started.wait(30)
+    try:
+        answer = _act_now(service, game)
+        assert answer.done() and answer.result()["seq"] > game["seq"]
+    finally:
+        release.set()
+    created.result(30)
