@@ -125,16 +125,17 @@ async def post_events(game_id: int, body: EventsBody, service: Svc, caller: Who)
     status_code=201,
     tags=["branches"],
     responses={
-        401: {"description": "no token: branching needs the game's table token or the admin token"},
-        403: {"description": "a seat's token, or another game's: a branch plays on with the recorded deal"},
+        401: {"description": "no token: branching needs a token of the game or the admin token"},
+        403: {"description": "another game's token"},
     },
 )
 async def post_branch(game_id: int, body: BranchBody, service: Svc, caller: Who) -> dict[str, Any]:
     """Branch the game at the start of a turn, play other actions there, and optionally the rest with a bot.
 
-    Needs the game's table token or the admin token, on every server: a branch plays on with the game's recorded
-    deal, so playing it shows the cards the game deals next, which no seat has seen. A seat's token is refused
-    (403), no token too (401). The answer holds the branch's tokens: a seat's each, and its table's."""
+    With the game's table token or the admin token, the branch plays on with the game's recorded deal, and the
+    answer holds its tokens: a seat's each, and its table's. With a seat's token it is that seat's what-if: the cards
+    the seat could not see are dealt again from its view, so the line tells nothing of the real deal; it is kept as
+    a recipe (`GET /games/{id}/whatifs/{n}`) and has no tokens. No token is refused (401), another game's too (403)."""
     return await asyncio.wrap_future(writing.fork(service, caller, game_id, body))
 
 
