@@ -1,12 +1,17 @@
 """`logs replay ID --html FILE`: one game as an analysis board, the way a chess site shows a recorded game.
 
-The table at every turn is the game's own rendering (the one `logs replay` prints), exported by rich as escaped
-HTML; beside it the move list, one sentence per event (`engine.telling`), each a link to the position after its turn.
-Buttons, a slider and the arrow keys (Home and End too) step through the turns; the current moves are highlighted and
-scrolled into view; the score chart and the win-chance chart (after `logs analyse`) carry a cursor at the turn shown,
-and a click on either jumps there. The key moments read as moves in words with the chance swing, and jump to the
-position where the seat decided. The last position names the winner and the scores with their breakdown. With a seat,
-every table, move and key moment is that seat's view, and no chance is shown (each was estimated from every hand).
+The board has a position after every event, each the game's own table (the one `logs replay` prints) as the reader
+saw it right after that event; beside it the move list, one sentence per event (`engine.telling`), each a button to
+the position right after it. Buttons, a slider and the arrow keys step a move at a time (Shift and the turn buttons:
+a turn; Home and End); the current move is highlighted and scrolled into view; the score chart and the win-chance
+chart (after `logs analyse`) carry a cursor at the turn being played, and a click on either jumps to that turn's
+start. The key moments read as moves in words with the chance swing, and jump to the position right after their move.
+The last position names the winner and the scores with their breakdown. With a seat, every table, move and key moment
+is that seat's view, and no chance is shown (each was estimated from every hand).
+
+The tables stay light: each distinct line of HTML is written once, and each table is runs of those lines' indices
+(from one event to the next most lines stay as they were); their styles are classes named after the style, so no
+span repeats a style rule.
 
 Served by `logs serve`, the page also offers what-if in place: the legal actions of the seat to move, a branch
 played on with a bot through the branch route (with the reader's own token), and both lines' chances side by side.
@@ -286,7 +291,7 @@ table.moments code { overflow-wrap: anywhere; }
 .whatif .compare { display: flex; flex-wrap: wrap; gap: 1em; } .whatif .compare > div { flex: 1 1 14em; min-width: 0; }
 /* On a phone the move list goes under the table, and a table wider than the screen scrolls sideways in its own box:
    wrapping the lines of a box drawing would break it. */
-@media (max-width: 700px) { pre.table { font-size: 10px; } }
+@media (max-width: 700px) { pre.table { font-size: 10px; } ol.moves { max-height: 14em; } }
 </style>
 """
 
