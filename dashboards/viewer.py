@@ -68,17 +68,15 @@ def _pre(lines: Sequence[str]) -> str:
     return '<pre class="table">' + "\n".join(lines) + "</pre>"
 
 
-_CLASSES: dict[str, str] = {}
-"""The CSS class of each style rule drawn so far, named after the rule: the same in every page and every process."""
+_RULES: dict[str, str] = {}
+"""The style rule of each CSS class drawn so far; a class is named after its rule, the same in every page and
+process, so the pages made at once in a server's threads share this without a lock."""
 
 
 def _css_class(rule: str) -> str:
-    name = _CLASSES.get(rule)
-    if name is None:
-        name = "s" + hashlib.sha1(rule.encode()).hexdigest()[:8]
-        if name in _CLASSES.values():  # two rules, one name: never seen, but a wrong colour would be silent
-            raise RuntimeError(f"two table styles share the class {name}")
-        _CLASSES[rule] = name
+    name = "s" + hashlib.sha1(rule.encode()).hexdigest()[:8]
+    if _RULES.setdefault(name, rule) != rule:  # two rules, one name: never seen, but a wrong colour would be silent
+        raise RuntimeError(f"two table styles share the class {name}")
     return name
 
 
@@ -106,7 +104,7 @@ def _table_html(game: Game, state: Any, seat: int | None) -> str:
 def table_styles(lines: Iterable[str]) -> str:
     """The style rules of the classes these drawn lines use, as a style element."""
     used = set().union(*(re.findall(r'class="(s[0-9a-f]{8})"', line) for line in lines))
-    rules = sorted(f"pre.table .{name} {{ {rule} }}" for rule, name in _CLASSES.items() if name in used)
+    rules = sorted(f"pre.table .{name} {{ {_RULES[name]} }}" for name in used)
     return "<style>\n" + "\n".join(rules) + "\n</style>"
 
 
