@@ -1,12 +1,17 @@
 """`logs replay ID --html FILE`: one game as an analysis board, the way a chess site shows a recorded game.
 
-The table at every turn is the game's own rendering (the one `logs replay` prints), exported by rich as escaped
-HTML; beside it the move list, one sentence per event (`engine.telling`), each a link to the position after its turn.
-Buttons, a slider and the arrow keys (Home and End too) step through the turns; the current moves are highlighted and
-scrolled into view; the score chart and the win-chance chart (after `logs analyse`) carry a cursor at the turn shown,
-and a click on either jumps there. The key moments read as moves in words with the chance swing, and jump to the
-position where the seat decided. The last position names the winner and the scores with their breakdown. With a seat,
-every table, move and key moment is that seat's view, and no chance is shown (each was estimated from every hand).
+The board has a position after every event, each the game's own table (the one `logs replay` prints) as the reader
+saw it right after that event; beside it the move list, one sentence per event (`engine.telling`), each a button to
+the position right after it. Buttons, a slider and the arrow keys step a move at a time (Shift and the turn buttons:
+a turn; Home and End); the current move is highlighted and scrolled into view; the score chart and the win-chance
+chart (after `logs analyse`) carry a cursor at the turn being played, and a click on either jumps to that turn's
+start. The key moments read as moves in words with the chance swing, and jump to the position right after their move.
+The last position names the winner and the scores with their breakdown. With a seat, every table, move and key moment
+is that seat's view, and no chance is shown (each was estimated from every hand).
+
+The tables stay light: each distinct line of HTML is written once, and each table is runs of those lines' indices
+(from one event to the next most lines stay as they were); their styles are classes named after the style, so no
+span repeats a style rule.
 
 Served by `logs serve`, the page also offers what-if in place: the legal actions of the seat to move, a branch
 played on with a bot through the branch route (with the reader's own token), and both lines' chances side by side.
@@ -14,9 +19,11 @@ played on with a bot through the branch route (with the reader's own token), and
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
-from collections.abc import Sequence
+import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from html import escape
 from typing import Any
@@ -24,6 +31,8 @@ from typing import Any
 import pandas as pd
 import plotly.graph_objects as go
 from rich.console import Console
+from rich.segment import Segment
+from rich.terminal_theme import DEFAULT_TERMINAL_THEME
 
 from loom.dashboards.figures import COLOURS, _layout
 from loom.dashboards.page import Section, page
@@ -36,78 +45,122 @@ from loom.events.base import Event, LoomError
 from loom.replay.replay import fold
 from loom.replay.store import Store
 
+TABLE_THEME = DEFAULT_TERMINAL_THEME
+"""The colours of the drawn tables, rich's own for its HTML export."""
+
 
 @dataclass(frozen=True)
-class Frame:
-    """One stop of the board: the start of a turn, or the end of the game."""
+class Position:
+    """The board right after one event, as the reader saw it: a stop of the board and a move of the move list."""
 
-    label: str
-    turn: int
     seq: int
+    turn: int  # the turn played from here on: the next event's (the end: the last turn's next); the charts' cursor
     scores: list[int]
-    table: str  # escaped HTML
+    lines: tuple[str, ...]  # the table, a line of escaped HTML each
+
+    @property
+    def table(self) -> str:
+        """The table as the page shows it."""
+        return _pre(self.lines)
+
+
+def _pre(lines: Sequence[str]) -> str:
+    return '<pre class="table">' + "\n".join(lines) + "</pre>"
+
+
+_RULES: dict[str, str] = {}
+"""The style rule of each CSS class drawn so far; a class is named after its rule, the same in every page and
+process, so the pages made at once in a server's threads share this without a lock."""
+
+
+def _css_class(rule: str) -> str:
+    name = "s" + hashlib.sha1(rule.encode()).hexdigest()[:8]
+    if _RULES.setdefault(name, rule) != rule:  # two rules, one name: never seen, but a wrong colour would be silent
+        raise RuntimeError(f"two table styles share the class {name}")
+    return name
+
+
+def _drawn_lines(game: Game, state: Any, seat: int | None) -> tuple[str, ...]:
+    """The game's own rendering of `state` (the one `logs replay` prints), a line of escaped HTML each, every style
+    a class: text is escaped and no link is drawn, so no string from a log can become markup, a link or a style."""
+    console = Console(
+        width=120, file=io.StringIO(), color_system="truecolor", highlight=False, markup=False, emoji=False
+    )
+    out = []
+    for line in console.render_lines(presentation(game.name).render(state, seat), console.options, pad=False):
+        parts = []
+        for text, style, _ in Segment.filter_control(Segment.simplify(line)):
+            rule = style.get_html_style(TABLE_THEME) if style else ""
+            parts.append(f'<span class="{_css_class(rule)}">{escape(text)}</span>' if rule else escape(text))
+        out.append("".join(parts))
+    return tuple(out)
 
 
 def _table_html(game: Game, state: Any, seat: int | None) -> str:
-    # The games draw names as Text; no markup or emoji codes either way, so no string can become a link or a style.
-    console = Console(
-        record=True,
-        width=120,
-        file=io.StringIO(),
-        color_system="truecolor",
-        highlight=False,
-        markup=False,
-        emoji=False,
-    )
-    console.print(presentation(game.name).render(state, seat))
-    return console.export_html(inline_styles=True, code_format='<pre class="table">{code}</pre>')
+    """The table of `state` as the page shows it (`state` already the seat's view)."""
+    return _pre(_drawn_lines(game, state, seat))
 
 
-def frames(game: Game, events: Sequence[Any], seat: int | None) -> list[Frame]:
-    """The position at the start of every turn from 1 on, then at the end, as `seat` (None: everyone) sees it."""
-    out: list[Frame] = []
-    state, seq = game.blank(), 0
+def table_styles(lines: Iterable[str]) -> str:
+    """The style rules of the classes these drawn lines use, as a style element."""
+    used = set().union(*(re.findall(r'class="(s[0-9a-f]{8})"', line) for line in lines))
+    rules = sorted(f"pre.table .{name} {{ {_RULES[name]} }}" for name in used)
+    return "<style>\n" + "\n".join(rules) + "\n</style>"
 
-    def stop(label: str, turn: int) -> None:
-        shown = state if seat is None else game.view(state, seat)
-        out.append(Frame(label, turn, seq, list(game.scores(shown)), _table_html(game, shown, seat)))
 
-    for event in events:
-        if event.turn > 0 and (not out or event.turn > out[-1].turn):
-            stop(f"turn {event.turn}", event.turn)
+def positions(game: Game, events: Sequence[Any], seat: int | None) -> list[Position]:
+    """The board right after every event, as `seat` (None: everyone) sees it there."""
+    out: list[Position] = []
+    state = game.blank()
+    for k, event in enumerate(events):
         state = game.apply(state, event.payload)
-        seq = event.seq
-    stop("end", out[-1].turn + 1 if out else 1)
+        shown = state if seat is None else game.view(state, seat)
+        turn = events[k + 1].turn if k + 1 < len(events) else event.turn + 1
+        out.append(Position(event.seq, turn, list(game.scores(shown)), _drawn_lines(game, shown, seat)))
     return out
 
 
-def stop_after(stops: Sequence[Frame], turn: int) -> int:
-    """The stop that shows the table once turn `turn` is over: the start of the next turn, or the end."""
-    return next((k for k, f in enumerate(stops) if f.turn > turn), len(stops) - 1)
+def turn_starts(stops: Sequence[Position]) -> list[int]:
+    """The positions where a turn starts (the turn's player decides there), the first of them turn 1's, and the end."""
+    starts = [k for k in range(1, len(stops)) if stops[k].turn != stops[k - 1].turn]
+    return [k for k in starts if stops[k].turn > 0] or [len(stops) - 1]
 
 
-def stop_at(stops: Sequence[Frame], turn: int) -> int:
-    """The stop at the start of turn `turn` (where its player decided), or the first after it."""
-    return next((k for k, f in enumerate(stops) if f.turn >= turn), len(stops) - 1)
+def encode_tables(stops: Sequence[Position]) -> tuple[list[str], list[list[int]]]:
+    """The tables of `stops`, compactly: each distinct line once, and each table as runs of those lines' indices
+    (start, count, start, count...). Most lines stay as they were from one event to the next."""
+    index: dict[str, int] = {}
+    runs = []
+    for stop in stops:
+        ids = [index.setdefault(line, len(index)) for line in stop.lines]
+        flat: list[int] = []
+        for i in ids:
+            if flat and flat[-2] + flat[-1] == i:
+                flat[-1] += 1
+            else:
+                flat += [i, 1]
+        runs.append(flat)
+    return list(index), runs
 
 
 def _marker(turn: int) -> dict[str, Any]:
     return {"type": "line", "x0": turn, "x1": turn, "yref": "paper", "y0": 0, "y1": 1, "line": {"dash": "dot"}}
 
 
-def _scores_figure(stops: list[Frame], names: list[str]) -> go.Figure:
+def _scores_figure(stops: list[Position], names: list[str]) -> go.Figure:
+    """The scores at the start of every turn, and at the end."""
     fig = go.Figure()
-    turns = [f.turn for f in stops]
+    starts = [stops[k] for k in turn_starts(stops)]
     for seat, name in enumerate(names):
         fig.add_scatter(
-            x=turns,
-            y=[f.scores[seat] for f in stops],
+            x=[p.turn for p in starts],
+            y=[p.scores[seat] for p in starts],
             name=escape(name),
             mode="lines+markers",
             marker={"size": 4},
             line={"shape": "hv", "color": COLOURS[seat % len(COLOURS)]},
         )
-    fig.update_layout(shapes=[_marker(stops[0].turn)])
+    fig.update_layout(shapes=[_marker(starts[0].turn)])
     _layout(fig, "Score over turns", "turn", "points")
     return _narrow_legend(fig)
 
@@ -137,13 +190,14 @@ def _chances_figure(chances: pd.DataFrame, names: list[str], first_turn: int) ->
     return _narrow_legend(fig)
 
 
-def _moves_html(events: Sequence[Event], told: Sequence[str], stops: Sequence[Frame]) -> str:
-    """The move list: a sentence per event, each a button that shows the table once its turn is over."""
+def _moves_html(events: Sequence[Event], told: Sequence[str]) -> str:
+    """The move list: a sentence per event, each a button that shows the table right after it (position k is the
+    one after the k-th event)."""
     items = []
-    for event, sentence in zip(events, told):
+    for k, (event, sentence) in enumerate(zip(events, told)):
         turn = f'<span class="turn">{event.turn}</span> ' if event.turn else '<span class="turn">·</span> '
         items.append(
-            f'<li><button type="button" class="move" data-stop="{stop_after(stops, event.turn)}" '
+            f'<li><button type="button" class="move" data-stop="{k}" '
             f'data-seq="{event.seq}">{turn}{escape(sentence)}</button></li>'
         )
     return f'<ol id="moves" class="moves" aria-label="moves">{"".join(items)}</ol>'
@@ -155,10 +209,10 @@ def _moments_html(
     names: list[str],
     seat: int | None,
     told: Sequence[str],
-    stops: Sequence[Frame],
+    stops: Sequence[Position],
 ) -> str:
-    """The key moments, each the move in words with the chance swing, a row that jumps to the position where the
-    seat decided; for a seat, each move as that seat saw it, the best action only for its own moves, and no chance
+    """The key moments, each the move in words with the chance swing, a row that jumps to the position right after
+    that move; for a seat, each move as that seat saw it, the best action only for its own moves, and no chance
     (the chances were estimated from every seat's cards)."""
     if moments.empty:
         return ""
@@ -182,8 +236,9 @@ def _moments_html(
         points = round((m.after - m.before) * 100)
         return f'<td class="swing">{m.before:.0%} → {m.after:.0%} ({points:+d})</td>'
 
+    after = {p.seq: k for k, p in enumerate(stops)}
     rows = "".join(
-        f'<tr class="moment" tabindex="0" data-stop="{stop_at(stops, int(m.turn))}" data-seq="{int(m.seq)}">'
+        f'<tr class="moment" tabindex="0" data-stop="{after.get(int(m.seq), len(stops) - 1)}" data-seq="{int(m.seq)}">'
         f"<td>{int(m.turn)}</td><td>{escape(names[int(m.seat)])}</td>{swing(m)}<td>{words(m)}</td>"
         f"<td><code>{played(m)}</code></td><td>{best(m)}</td></tr>"
         for m in moments.itertuples()
@@ -191,7 +246,7 @@ def _moments_html(
     heading = "<th>chance to win</th>" if seat is None else ""
     note = "" if seat is None else f'<p class="note">Each move as seat {seat} saw it; the best found for its own.</p>'
     return (
-        f'<h3>Key moments</h3>{note}<p class="note">A click on a row shows the table where the seat decided.</p>'
+        f'<h3>Key moments</h3>{note}<p class="note">A click on a row shows the table right after that move.</p>'
         f'<table class="plain moments" id="moments"><tr><th>turn</th><th>seat</th>{heading}<th>move</th>'
         f"<th>played</th><th>best found</th></tr>{rows}</table>"
     )
@@ -234,16 +289,18 @@ table.moments code { overflow-wrap: anywhere; }
 .whatif .compare { display: flex; flex-wrap: wrap; gap: 1em; } .whatif .compare > div { flex: 1 1 14em; min-width: 0; }
 /* On a phone the move list goes under the table, and a table wider than the screen scrolls sideways in its own box:
    wrapping the lines of a box drawing would break it. */
-@media (max-width: 700px) { pre.table { font-size: 10px; } }
+@media (max-width: 700px) { pre.table { font-size: 10px; } ol.moves { max-height: 14em; } }
 </style>
 """
 
 CONTROLS = (
     '<div class="controls">'
     '<button type="button" id="first" title="first (Home)">« first</button>'
-    '<button type="button" id="prev" title="back (←)">‹ back</button>'
+    '<button type="button" id="prev-turn" title="start of this turn, or of the one before (Shift+←)">‹‹ turn</button>'
+    '<button type="button" id="prev" title="back a move (←)">‹ back</button>'
     '<input type="range" id="slider" min="0" value="0" aria-label="position">'
-    '<button type="button" id="next" title="forward (→)">next ›</button>'
+    '<button type="button" id="next" title="next move (→)">next ›</button>'
+    '<button type="button" id="next-turn" title="start of the next turn (Shift+→)">turn ››</button>'
     '<button type="button" id="last" title="last (End)">last »</button>'
     "</div>"
 )
@@ -266,14 +323,27 @@ SCRIPT = """
 <script>
 (function () {
   const data = JSON.parse(document.getElementById("board-data").textContent);
-  const tables = JSON.parse(document.getElementById("tables").textContent);
-  const labels = JSON.parse(document.getElementById("labels").textContent);
-  const last = tables.length - 1;
+  const drawn = JSON.parse(document.getElementById("tables").textContent);
+  const lines = drawn.lines, runs = drawn.runs, last = runs.length - 1;
   const slider = document.getElementById("slider");
   const moves = [...document.querySelectorAll("#moves button.move")];
   const figures = [...document.querySelectorAll(".js-plotly-plot")];
+  const starts = data.turns.map(function (t, k) { return k > 0 && t !== data.turns[k - 1] ? k : -1; })
+    .filter(function (k) { return k > 0; });
   let current = -1;
   slider.max = last;
+  function table(k) {  // the table after event k + 1: runs of distinct lines, (start, count) pairs
+    const out = [], run = runs[k];
+    for (let i = 0; i < run.length; i += 2) for (let j = 0; j < run[i + 1]; j++) out.push(lines[run[i] + j]);
+    return '<pre class="table">' + out.join("\\n") + "</pre>";
+  }
+  function turnAt(k) { return Math.max(1, data.turns[k]); }  // the setup is shown at turn 1's cursor
+  function label(k) {  // the turn of the event just played, and the next turn where this position starts one
+    const played = k > 0 ? data.turns[k - 1] : 0, next = data.turns[k];
+    const where = played === 0 ? "setting up" : "turn " + played;
+    const then = k === last ? ", the last" : next !== played ? "; turn " + next + " starts" : "";
+    return data.title + ": " + where + ", after event " + data.seqs[k] + then;
+  }
   function cursor(turn) {
     const shape = {type: "line", x0: turn, x1: turn, yref: "paper", y0: 0, y1: 1, line: {dash: "dot"}};
     figures.forEach(function (fig) { Plotly.relayout(fig, {shapes: [shape]}); });
@@ -281,33 +351,37 @@ SCRIPT = """
   function show(k) {
     k = Math.max(0, Math.min(last, k));
     if (k === current) return;
+    const before = current;
     current = k;
-    document.getElementById("table").innerHTML = tables[k];
-    document.getElementById("turn-label").textContent = labels[k];
+    document.getElementById("table").innerHTML = table(k);
+    document.getElementById("turn-label").textContent = label(k);
     document.getElementById("final").hidden = k !== last;
     slider.value = k;
-    let seen = null;
-    moves.forEach(function (b) {
-      const here = Number(b.dataset.stop) === k;
-      b.parentElement.classList.toggle("current", here);
-      if (here) seen = b;
-    });
-    if (seen) {
+    if (moves[before]) moves[before].parentElement.classList.remove("current");
+    if (moves[k]) {
+      moves[k].parentElement.classList.add("current");
       const list = document.getElementById("moves");
-      list.scrollTop = seen.offsetTop - list.offsetTop - list.clientHeight / 2;
+      list.scrollTop = moves[k].offsetTop - list.offsetTop - list.clientHeight / 2;
     }
     document.body.dataset.position = k;
-    document.body.dataset.turn = data.turns[k];
-    cursor(data.turns[k]);
-    document.dispatchEvent(new CustomEvent("board:position", {detail: {stop: k, turn: data.turns[k]}}));
+    document.body.dataset.turn = turnAt(k);
+    if (before < 0 || turnAt(before) !== turnAt(k)) cursor(turnAt(k));
+    document.dispatchEvent(new CustomEvent("board:position", {detail: {stop: k, turn: turnAt(k)}}));
   }
-  function jumpTo(turn) {
-    let k = data.turns.findIndex(function (t) { return t >= turn; });
+  function jumpTo(turn) {  // the start of turn `turn`, where its player decides
+    const k = data.turns.findIndex(function (t) { return t >= turn; });
     show(k < 0 ? last : k);
   }
+  function nextTurn() { const k = starts.find(function (s) { return s > current; }); show(k === undefined ? last : k); }
+  function prevTurn() {
+    const before = starts.filter(function (s) { return s < current; });
+    show(before.length ? before[before.length - 1] : 0);
+  }
   document.getElementById("first").onclick = function () { show(0); };
+  document.getElementById("prev-turn").onclick = prevTurn;
   document.getElementById("prev").onclick = function () { show(current - 1); };
   document.getElementById("next").onclick = function () { show(current + 1); };
+  document.getElementById("next-turn").onclick = nextTurn;
   document.getElementById("last").onclick = function () { show(last); };
   slider.addEventListener("input", function () { show(Number(slider.value)); });
   document.querySelectorAll("[data-stop]").forEach(function (b) {
@@ -317,16 +391,18 @@ SCRIPT = """
   document.addEventListener("keydown", function (e) {
     const tag = (e.target && e.target.tagName) || "";
     if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA" || e.altKey || e.ctrlKey || e.metaKey) return;
-    const to = {ArrowLeft: current - 1, ArrowRight: current + 1, Home: 0, End: last}[e.key];
-    if (to === undefined) return;
+    const keys = e.shiftKey ? {ArrowLeft: prevTurn, ArrowRight: nextTurn} : {
+      ArrowLeft: function () { show(current - 1); }, ArrowRight: function () { show(current + 1); },
+      Home: function () { show(0); }, End: function () { show(last); }};
+    if (!keys[e.key]) return;
     e.preventDefault();
-    show(to);
+    keys[e.key]();
   });
   figures.forEach(function (fig) {
     fig.on("plotly_click", function (e) { if (e.points.length) jumpTo(Math.round(e.points[0].x)); });
   });
-  window.loomBoard = {show: show, stops: data.turns};
-  show(0);
+  window.loomBoard = {show: show, turns: data.turns};
+  show(data.start);
 })();
 </script>
 """
@@ -465,7 +541,8 @@ WHATIF_SCRIPT = """
   tree();
   if (window.loomBoard) {
     const k = Number(document.body.dataset.position || 0);
-    document.dispatchEvent(new CustomEvent("board:position", {detail: {stop: k, turn: data.turns[k]}}));
+    const turn = Number(document.body.dataset.turn);
+    document.dispatchEvent(new CustomEvent("board:position", {detail: {stop: k, turn: turn}}));
   }
 })();
 </script>
@@ -490,7 +567,7 @@ def replay_html(
     events = store.load(game_id)
     names = list(fold(game, events[:1]).players)
     final = fold(game, events)
-    stops = frames(game, events, seat)
+    stops = positions(game, events, seat)
     told = tell_game(game.name, events, names, seat)
     chances = store.win_chance_frame(game_id)
     moments = store.key_moment_frame(game_id)
@@ -499,11 +576,13 @@ def replay_html(
     summary = (
         f"{game.title}, game {game_id}{lineage}: {info.players} players ({', '.join(names)}), "
         f"{info.turns} turns, {info.last_seq} events, {info.status}; {whose}. Step with the buttons, the slider or "
-        "the arrow keys (Home, End); a click on a move, a key moment or a chart jumps there."
+        "the arrow keys, a move at a time (Shift: a turn; Home, End); a click on a move, a key moment or a chart jumps "
+        "there."
     )
     paragraphs = [summary]
     figures = [_scores_figure(stops, names)]
-    curve = _chances_figure(chances, names, stops[0].turn)
+    start = turn_starts(stops)[0]  # the board opens at the start of turn 1, once the cards are dealt
+    curve = _chances_figure(chances, names, stops[start].turn)
     if curve is not None and seat is None:
         figures.append(curve)
     elif curve is not None:
@@ -512,20 +591,24 @@ def replay_html(
             "This game was analysed (logs analyse), but its chances to win were estimated with every seat's cards "
             "known: only the page with every card shows them."
         )
+    lines, runs = encode_tables(stops)
     board = (
         '<div class="board"><div class="main">'
         f'{CONTROLS}<h3 id="turn-label"></h3><div id="table"></div>'
         f'<div id="final" hidden>{_final_html(game, final, names)}</div></div>'
-        f'<div class="side"><h3>Moves</h3>{_moves_html(events, told, stops)}</div></div>'
+        f'<div class="side"><h3>Moves</h3>{_moves_html(events, told)}</div></div>'
         # The names as the page's text, for its script to read as text: no name from a log is in its JSON data.
         + f'<ol id="players" hidden>{"".join(f"<li>{escape(name)}</li>" for name in names)}</ol>'
-        + _json_script("tables", [f.table for f in stops])
-        + _json_script("labels", [f"{game.title}, game {game_id}: {f.label} (after event {f.seq})" for f in stops])
+        + table_styles(lines)
+        + _json_script("tables", {"lines": lines, "runs": runs})
         + _json_script(
             "board-data",
             {
                 "game": game_id,
-                "turns": [f.turn for f in stops],
+                "title": f"{game.title}, game {game_id}",
+                "start": start,
+                "seqs": [p.seq for p in stops],
+                "turns": [p.turn for p in stops],
                 "bots": sorted(game.bots),
                 "bot": "greedy" if "greedy" in game.bots else sorted(game.bots)[0],
             },

@@ -1,18 +1,19 @@
-"""The replay page as a board: the move list beside the table, key moments in words, the last position named, and
-a seat told only what it saw, in the moves as in the tables."""
+"""The replay page as a board: the move list beside the table, each move a position, key moments in words, the last
+position named, and a seat told only what it saw, in the moves as in the table after every event."""
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from functools import cache
 from html import unescape
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from loom.dashboards.viewer import frames, replay_html, stop_after, stop_at
+from loom.dashboards.viewer import _table_html, positions, replay_html
 from loom.engine.protocol import Game
 from loom.engine.registry import get_game
 from loom.engine.telling import tell_game
@@ -20,6 +21,7 @@ from loom.replay.analysis import analyse
 from loom.replay.replay import fold
 from loom.replay.store import Store
 from tests.dashboards.conftest import EVIL, EVIL_GAME
+from tests.dashboards.pages import page_tables
 from tests.security.common import card_names, named_in
 
 MOTTO, STONES = 2, 26
@@ -33,6 +35,18 @@ def analysed(recorded: Path) -> Iterator[Path]:
     for game_id in (MOTTO, STONES):
         analyse(str(recorded), game_id, rollouts=4, bot="random", budget=40, moments=5)
     yield recorded
+
+
+@pytest.fixture(scope="module")
+def seat_page(analysed: Path) -> Callable[[int, int], tuple[list[Any], str]]:
+    """The events of an analysed game and its page as a seat sees it, each page made once for the module's tests."""
+
+    @cache
+    def made(game_id: int, seat: int) -> tuple[list[Any], str]:
+        with Store.open(analysed, read_only=True) as store:
+            return store.load(game_id), replay_html(store, game_id, seat)
+
+    return made
 
 
 def buttons(html: str, kind: str) -> list[tuple[dict[str, str], str]]:
@@ -64,17 +78,18 @@ def hidden_around(game: Game, states: list[Any], seq: int, seat: int) -> set[str
     return set().union(*(names_of(game, state) for state in around)) - shown
 
 
-def test_the_move_list_has_a_sentence_per_event_each_jumping_past_its_turn(recorded: Path) -> None:
+def test_the_move_list_has_a_sentence_per_event_each_jumping_to_the_table_right_after_it(recorded: Path) -> None:
     with Store.open(recorded, read_only=True) as store:
         events = store.load(MOTTO)
         game = get_game("motto")
         html = replay_html(store, MOTTO)
     moves = buttons(html, "move")
     names = list(fold(game, events[:1]).players)
-    stops = frames(game, events, None)
+    stops = positions(game, events, None)
     assert [text.split(" ", 1)[1] for _, text in moves] == tell_game("motto", events, names, None)
-    assert [int(data["stop"]) for data, _ in moves] == [stop_after(stops, event.turn) for event in events]
-    assert stops[int(moves[-1][0]["stop"])].label == "end"
+    assert [stops[int(data["stop"])].seq for data, _ in moves] == [event.seq for event in events]
+    assert [int(data["seq"]) for data, _ in moves] == [event.seq for event in events]
+    assert int(moves[-1][0]["stop"]) == len(stops) - 1  # the last move shows the end
 
 
 def test_the_move_list_shows_names_as_text(recorded: Path) -> None:
@@ -100,11 +115,9 @@ def test_the_last_position_names_the_winner_and_each_score_with_its_breakdown(re
 
 @pytest.mark.parametrize(("name", "game_id"), [("motto", MOTTO), ("stones-of-fate", STONES)])
 @pytest.mark.parametrize("seat", [0, 1, 2])
-def test_a_seats_move_list_names_no_card_it_did_not_see(recorded: Path, name: str, game_id: int, seat: int) -> None:
+def test_a_seats_move_list_names_no_card_it_did_not_see(seat_page: Any, name: str, game_id: int, seat: int) -> None:
     game = get_game(name)
-    with Store.open(recorded, read_only=True) as store:
-        events = store.load(game_id)
-        html = replay_html(store, game_id, seat)
+    events, html = seat_page(game_id, seat)
     states = states_after(game, events)
     moves = buttons(html, "move")
     assert len(moves) == len(events)
@@ -116,11 +129,26 @@ def test_a_seats_move_list_names_no_card_it_did_not_see(recorded: Path, name: st
 
 @pytest.mark.parametrize(("name", "game_id"), [("motto", MOTTO), ("stones-of-fate", STONES)])
 @pytest.mark.parametrize("seat", [0, 1, 2])
-def test_a_seats_key_moments_name_no_card_it_did_not_see(analysed: Path, name: str, game_id: int, seat: int) -> None:
+def test_a_seats_table_after_every_event_is_its_view_there(seat_page: Any, name: str, game_id: int, seat: int) -> None:
     game = get_game(name)
-    with Store.open(analysed, read_only=True) as store:
-        events = store.load(game_id)
-        html = replay_html(store, game_id, seat)
+    events, html = seat_page(game_id, seat)
+    states = states_after(game, events)
+    tables = page_tables(html)
+    assert [seq for seq, _ in tables] == [event.seq for event in events]  # a position after every event
+    hidden = {seq: names_of(game, states[seq]) - names_of(game, game.view(states[seq], seat)) for seq, _ in tables}
+    assert any(hidden.values())
+    assert {
+        seq: named_in(unescape(table), hidden[seq]) for seq, table in tables if named_in(unescape(table), hidden[seq])
+    } == {}
+    if name == "motto":  # Motto draws its cards as glyphs: each table must be the drawing of the seat's view
+        assert [seq for seq, table in tables if table != _table_html(game, game.view(states[seq], seat), seat)] == []
+
+
+@pytest.mark.parametrize(("name", "game_id"), [("motto", MOTTO), ("stones-of-fate", STONES)])
+@pytest.mark.parametrize("seat", [0, 1, 2])
+def test_a_seats_key_moments_name_no_card_it_did_not_see(seat_page: Any, name: str, game_id: int, seat: int) -> None:
+    game = get_game(name)
+    events, html = seat_page(game_id, seat)
     states = states_after(game, events)
     moments = buttons(html, "moment")
     assert moments
@@ -129,20 +157,20 @@ def test_a_seats_key_moments_name_no_card_it_did_not_see(analysed: Path, name: s
         assert "→" not in text  # no chance: each was estimated from every hand
 
 
-def test_key_moments_read_as_moves_in_words_with_the_swing_and_jump_to_the_decision(analysed: Path) -> None:
+def test_key_moments_read_as_moves_in_words_with_the_swing_and_jump_to_their_move(analysed: Path) -> None:
     with Store.open(analysed, read_only=True) as store:
         game, events = get_game("motto"), store.load(MOTTO)
         html = replay_html(store, MOTTO)
         stored = store.key_moment_frame(MOTTO)
     names = list(fold(game, events[:1]).players)
     told = tell_game("motto", events, names, None)
-    stops = frames(game, events, None)
+    stops = positions(game, events, None)
     moments = buttons(html, "moment")
     assert len(moments) == len(stored)
     for (data, text), m in zip(moments, stored.itertuples()):
         assert told[int(m.seq) - 1] in text
         assert f"{m.before:.0%} → {m.after:.0%}" in text
-        assert int(data["stop"]) == stop_at(stops, int(m.turn)) and stops[int(data["stop"])].turn == m.turn
+        assert stops[int(data["stop"])].seq == m.seq  # the table right after the move
 
 
 def test_a_written_page_brings_everything_it_needs_with_it(recorded: Path) -> None:

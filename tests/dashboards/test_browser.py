@@ -14,6 +14,7 @@ from loom.replay.analysis import analyse
 from loom.replay.store import Store
 from tests.browser import browser_tab
 from tests.dashboards.conftest import EVIL, EVIL_GAME, LINK
+from tests.dashboards.pages import page_tables
 
 MOIRAI_GAME = 9
 
@@ -39,7 +40,7 @@ def test_the_report_opens_from_a_file_without_errors(recorded: Path, tmp_path: P
         assert tab.errors == []
 
 
-def test_the_replay_steps_to_another_turn_and_names_stay_text(recorded: Path, tmp_path: Path) -> None:
+def test_the_replay_steps_to_the_next_move_and_names_stay_text(recorded: Path, tmp_path: Path) -> None:
     with Store.open(recorded, read_only=True) as store:
         url = written(tmp_path / "replay.html", replay_html(store, EVIL_GAME))
     with browser_tab(url) as tab:
@@ -48,11 +49,11 @@ def test_the_replay_steps_to_another_turn_and_names_stay_text(recorded: Path, tm
         assert LINK in page.inner_text("#table")  # rich markup too: no link, no style
         assert page.evaluate("[...document.links].every(a => !a.href.trim().toLowerCase().startsWith('javascript:'))")
         assert page.evaluate(f"[...document.scripts].every(s => !s.textContent.includes({EVIL!r}))")
-        first = page.inner_text("#table")
-        assert "turn 1 " in page.inner_text("#turn-label")
+        first, start = page.inner_text("#table"), position(page)
+        assert "turn 1 starts" in page.inner_text("#turn-label")  # the board opens once the cards are dealt
         page.click("#next")
-        assert page.evaluate("document.body.dataset.position") == "1"
-        assert page.inner_text("#table") != first and "turn 1 " not in page.inner_text("#turn-label")
+        assert position(page) == start + 1
+        assert page.inner_text("#table") != first and f"after event {start + 2}" in page.inner_text("#turn-label")
         assert tab.errors == []
 
 
@@ -62,47 +63,59 @@ def cursor(page: Any, figure: str) -> float:
 
 
 def position(page: Any) -> int:
+    """The position shown: k is the table right after the (k+1)-th event."""
     return int(page.evaluate("document.body.dataset.position"))
 
 
-def test_the_board_steps_with_the_keyboard_and_jumps_from_a_move_a_key_moment_and_the_chart(
+def test_the_board_steps_a_move_at_a_time_and_jumps_from_a_move_a_key_moment_and_the_chart(
     analysed: Path, tmp_path: Path
 ) -> None:
     with Store.open(analysed, read_only=True) as store:
-        url = written(tmp_path / "board.html", replay_html(store, MOIRAI_GAME))
-    with browser_tab(url) as tab:
+        html = replay_html(store, MOIRAI_GAME)
+        events = store.load(MOIRAI_GAME)
+    tables = [table for _, table in page_tables(html)]
+    with browser_tab(written(tmp_path / "board.html", html)) as tab:
         page = tab.page
-        turns = page.evaluate("JSON.parse(document.getElementById('board-data').textContent).turns")
-        assert cursor(page, "figure-1") == cursor(page, "figure-2") == turns[0]
-        first = page.inner_text("#table")
-        page.keyboard.press("ArrowRight")
-        page.keyboard.press("ArrowRight")
-        page.keyboard.press("ArrowLeft")
-        page.keyboard.press("ArrowRight")
-        assert position(page) == 2 and page.inner_text("#table") != first
-        assert cursor(page, "figure-2") == turns[2]  # the win-chance chart's cursor follows the board
-        assert page.is_hidden("#final")
-        page.keyboard.press("End")
-        assert position(page) == len(turns) - 1 and "won" in page.inner_text("#final")
-        page.keyboard.press("Home")
-        assert position(page) == 0
 
-        move = page.locator("#moves button.move").nth(20)
-        wanted = int(move.get_attribute("data-stop"))
+        def shows(k: int) -> bool:
+            """The board is at position k: its table, its move marked, both charts' cursors at its turn."""
+            turn = max(1, turns[k])
+            return (
+                position(page) == k
+                and page.inner_html("#table") == tables[k]
+                and page.get_attribute("#moves li.current button", "data-stop") == str(k)
+                and cursor(page, "figure-1") == cursor(page, "figure-2") == turn
+            )
+
+        turns = page.evaluate("JSON.parse(document.getElementById('board-data').textContent).turns")
+        start = position(page)
+        assert shows(start) and turns[start] == 1 and events[start + 1].turn == 1  # turn 1's first move is next
+        for key in ("ArrowRight", "ArrowRight", "ArrowLeft", "ArrowRight"):
+            page.keyboard.press(key)
+        assert shows(start + 2)  # a move at a time: the win-chance cursor follows the turn of the move
+        assert page.is_hidden("#final")
+        page.keyboard.press("Shift+ArrowRight")
+        now = position(page)
+        assert turns[now] == turns[start + 2] + 1 and turns[now - 1] == turns[start + 2] and shows(now)  # next turn
+        page.keyboard.press("End")
+        assert shows(len(tables) - 1) and "won" in page.inner_text("#final")
+        page.keyboard.press("Home")
+        assert shows(0)
+
+        move = page.locator("#moves button.move").nth(20)  # a move within a turn: the table right after it
         move.click()
-        assert position(page) == wanted and cursor(page, "figure-2") == turns[wanted]
-        assert page.evaluate("document.querySelector('#moves li.current button').dataset.stop") == str(wanted)
-        table = page.inner_text("#table")
+        assert shows(20) and move.get_attribute("data-seq") == "21"
+        assert "after event 21" in page.inner_text("#turn-label")
 
         moment = page.locator("#moments tr.moment").last
         assert "→" in moment.inner_text()  # the chance swing
-        wanted = int(moment.get_attribute("data-stop"))
+        wanted = int(moment.get_attribute("data-stop") or -1)
         moment.click()
-        assert position(page) == wanted and cursor(page, "figure-2") == turns[wanted]
-        assert page.inner_text("#table") != table
+        assert shows(wanted) and events[wanted].seq == int(moment.get_attribute("data-seq") or -1)
 
         page.evaluate("document.getElementById('figure-2').emit('plotly_click', {points: [{x: 7}]})")
-        assert turns[position(page)] == 7 and cursor(page, "figure-1") == 7
+        now = position(page)
+        assert turns[now] == 7 and turns[now - 1] == 6 and shows(now)  # the start of turn 7
         assert tab.errors == []
 
 

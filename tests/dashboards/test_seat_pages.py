@@ -24,6 +24,7 @@ from loom.engine.registry import PACKAGES, get_game
 from loom.replay.analysis import turn_starts
 from loom.replay.store import Store
 from tests.dashboards.conftest import EVIL, EVIL_GAME, LINK, STYLED
+from tests.dashboards.pages import page_tables
 
 NAMES = [LINK, STYLED, EVIL]
 KEEP_DOWN = {"type": "keep", "place": [57, "close", 1]}
@@ -59,10 +60,8 @@ def test_no_player_name_becomes_a_link_or_a_style_in_the_exported_table(name: st
 
 
 def tables_of(html: str) -> list[str]:
-    """The tables the replay page swaps in as the slider moves."""
-    found = re.search(r'<script type="application/json" id="tables">(.*?)</script>', html, re.S)
-    assert found is not None
-    return list(json.loads(found.group(1)))
+    """The tables the replay page shows as it steps, one after each event."""
+    return [table for _, table in page_tables(html)]
 
 
 @pytest.mark.parametrize("seat", [None, 0, 1, 2])

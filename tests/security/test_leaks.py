@@ -21,6 +21,7 @@ from loom.dashboards.viewer import _table_html  # the page's own drawing of a ta
 from loom.engine.presentation import presentation
 from loom.replay.store import Store
 from loom.service.views import OMNISCIENT, PUBLIC, Viewer, whole
+from tests.dashboards.pages import page_tables
 from tests.security.common import logs, one_line_error, one_line_refusal
 from tests.security.conftest import TALLY
 from tests.security.walk import (
@@ -170,16 +171,16 @@ def test_pages_forbid_scripts_from_elsewhere_and_sniffing(walk: Recorded) -> Non
 
 
 MOVE = re.compile(r'<button type="button" class="move"[^>]* data-seq="(\d+)">(.*?)</button>', re.S)
-PAGE_DATA = re.compile(r'<script type="application/json" id="(tables|labels)">(.*?)</script>', re.S)
+PAGE_DATA = re.compile(r'<script type="application/json" id="tables">.*?</script>', re.S)
 
 
 def check_page(found: Findings, walk: Recorded, where: str, page: str, seat: int) -> None:
-    """A replay page for `seat`: each turn's table names no card hidden from the seat at that position, and the rest
-    of the page (summary, charts, key moments) names no card hidden from it anywhere."""
-    data = {name: json.loads(text) for name, text in PAGE_DATA.findall(page)}
-    assert len(data["tables"]) == len(data["labels"]) > 1, where
-    for table, label in zip(data["tables"], data["labels"]):
-        seq = int(re.search(r"after event (\d+)", label).group(1))  # type: ignore[union-attr]
+    """A replay page for `seat`: the table after each event names no card hidden from the seat at that position, and
+    the rest of the page (summary, charts, key moments) names no card hidden from it anywhere."""
+    tables = page_tables(page)
+    assert len(tables) > 1, where
+    for seq, table in tables:
+        label = f"the table after event {seq}"
         found.check_text(f"{where}, {label}", table, in_text(walk, hidden_at(walk, seq, seat)))
         # Motto draws its cards as glyphs, so each table is also compared with the drawing of the seat's view.
         TALLY["tables compared"] += 1

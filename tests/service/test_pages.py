@@ -64,8 +64,8 @@ def test_a_what_if_on_the_served_board_branches_plays_on_and_shows_in_the_tree(a
     with browser_tab(f"{api.base}/games/7/replay?token={_table_token(api, 7)}") as tab:
         page = tab.page
         first = page.inner_text("#table")
-        page.keyboard.press("ArrowRight")
-        page.keyboard.press("ArrowRight")  # turn 3: after a draw and a keep, a take has choices
+        page.keyboard.press("Shift+ArrowRight")  # a turn at a time (the arrows alone step a move)
+        page.keyboard.press("Shift+ArrowRight")  # turn 3: after a draw and a keep, a take has choices
         assert page.inner_text("#table") != first
         page.wait_for_selector("#legal li:nth-child(2) button.legal")  # a selector: the page's policy forbids eval
         assert "turn 3" in page.inner_text("#whatif-status")
