@@ -8,8 +8,10 @@ same node whatever the cards the searcher cannot see. Each iteration of the budg
    child, the child maximising UCB1 with availability counts, `mean + c * sqrt(ln(available) / visits)`, where
    `available` is the number of the node's visits in which that action was legal (not the node's own visits: an
    action legal only in some determinizations is compared with what it competed with);
-3. expands one untried legal action (at the root the greedy bot's choice first, then its next best; below, one at
-   random, as in the paper);
+3. expands one untried legal action: at the root the greedy bot's choice first, then its next best; below, the
+   light policy's choice from the mover's own view of the world (where the paper takes one at random: at a few
+   dozen iterations a random reply made every evaluation noisier than the policy's playout), a node below the root
+   having at most `widening(visits)` children (progressive widening);
 4. plays out: the light policy (the game's `Tuning.policy`, a random legal action now and then) plays every seat
    from its own view for at most `horizon` decisions, and the end is scored: a finished game gives each winner its
    share, blended with a chance to win made from the scores (a softmax), which also scores an unfinished one;
