@@ -121,6 +121,12 @@ def _play(job: tuple[str, tuple[str, ...], dict[str, int], int, int]) -> dict[st
     return play_one(*job)
 
 
+def _ahead(result: dict[str, Any]) -> float:
+    """1 if ISMCTS scored more than the old search in this game, a half for a tie, else 0."""
+    mine, theirs = result["ismcts"]["score"], result["flat"]["score"]
+    return 1.0 if mine > theirs else 0.5 if mine == theirs else 0.0
+
+
 def head_to_head(name: str, games: int, budgets: dict[str, int], seed: int, workers: int) -> dict[str, Any]:
     """ISMCTS against the old search (and a greedy bot) over `games` games, the seat orders in turn."""
     jobs = [(name, ORDERS[index % len(ORDERS)], budgets, index, seed) for index in range(games)]
@@ -128,12 +134,10 @@ def head_to_head(name: str, games: int, budgets: dict[str, int], seed: int, work
     results: list[dict[str, Any]] = []
     with ProcessPoolExecutor(workers) as pool:
         for result in pool.map(_play, jobs, chunksize=1):
-            results.append(result)
-            progress(f"{name} head to head", len(results), games, began)
-    ahead = sum(
-        1.0 if r["ismcts"]["score"] > r["flat"]["score"] else 0.5 if r["ismcts"]["score"] == r["flat"]["score"] else 0
-        for r in results
-    )
+            results.append(result)  # the running tally is shown, so a run cut short still tells what it found
+            ahead = sum(_ahead(r) for r in results)
+            progress(f"{name} head to head ({ahead:g} ahead)", len(results), games, began)
+    ahead = sum(_ahead(r) for r in results)
 
     def ms(kind: str) -> float:
         return 1000 * sum(r[kind]["seconds"] for r in results) / max(1, sum(r[kind]["decisions"] for r in results))

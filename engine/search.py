@@ -8,8 +8,10 @@ same node whatever the cards the searcher cannot see. Each iteration of the budg
    child, the child maximising UCB1 with availability counts, `mean + c * sqrt(ln(available) / visits)`, where
    `available` is the number of the node's visits in which that action was legal (not the node's own visits: an
    action legal only in some determinizations is compared with what it competed with);
-3. expands one untried legal action (at the root the greedy bot's choice first, then its next best; below, one at
-   random, as in the paper);
+3. expands one untried legal action: at the root the greedy bot's choice first, then its next best; below, the
+   light policy's choice from the mover's own view of the world (where the paper takes one at random: at a few
+   dozen iterations a random reply made every evaluation noisier than the policy's playout), a node below the root
+   having at most `widening(visits)` children (progressive widening);
 4. plays out: the light policy (the game's `Tuning.policy`, a random legal action now and then) plays every seat
    from its own view for at most `horizon` decisions, and the end is scored: a finished game gives each winner its
    share, blended with a chance to win made from the scores (a softmax), which also scores an unfinished one;
@@ -36,6 +38,8 @@ from loom.events.base import IllegalAction
 
 FEWEST_WORLDS = 4
 """Shared worlds below which a paired comparison says nothing: the greedy bot's choice is played."""
+WIDENING = 0.5
+"""Progressive widening below the root: a node visited n times may have 1 + WIDENING * sqrt(n) children."""
 EXPLORATION = 0.7
 """UCB1's constant `c` for rewards in [0, 1], the value Cowling, Powley and Whitehouse use."""
 
@@ -66,6 +70,13 @@ def score_chances(scores: Sequence[float], spread: float) -> list[float]:
     weights = [math.exp((points - top) / spread) for points in scores]
     total = sum(weights)
     return [weight / total for weight in weights]
+
+
+def widening(visits: int) -> int:
+    """How many children a node below the root may have after `visits` visits (progressive widening): one at
+    first, then slowly more, so the few iterations of a decision deepen the policy's line instead of spreading
+    over replies that were tried once each."""
+    return 1 + int(WIDENING * math.sqrt(visits))
 
 
 class Node:
@@ -165,7 +176,7 @@ class IsmctsBot:
         seat = game.to_move(view)
         if seat is None or seat == CHANCE_TO_MOVE:
             raise IllegalAction("the search bot decides for the seat to move, and no seat is to move here")
-        determinize, to_move, legal_actions = game.determinize, game.to_move, game.legal_actions
+        determinize, to_move, legal_actions, view_of = game.determinize, game.to_move, game.legal_actions, game.view
         root = Node()
         worlds: list[int] = []  # the seed of the k-th world: the k-th visit of every root action is played in it
         path: list[Node] = []
@@ -192,17 +203,18 @@ class IsmctsBot:
             while not expanded and (mover := to_move(state)) is not None:
                 legal = legal_actions(state)
                 children = node.children
-                untried = [a for a in legal if a not in children]
-                if untried:  # expansion: one untried action at random, as in the paper
-                    action = untried[play.randrange(len(untried))]
-                    for other in legal:
-                        if other in children:
-                            children[other].available += 1
+                present = [a for a in legal if a in children]
+                if len(present) < len(legal) and len(present) < widening(node.visits):
+                    # expansion: the light policy's choice, from the mover's view of this world, among the untried
+                    untried = [a for a in legal if a not in children]
+                    action = self.expand(view_of(state, mover), untried, play)
+                    for other in present:
+                        children[other].available += 1
                     node = children[action] = Node()
                     node.available = 1
                     expanded = True
                 else:
-                    action = select(node, legal)
+                    action = select(node, present)
                     node = children[action]
                 path.append(node)
                 movers.append(mover)
@@ -213,6 +225,13 @@ class IsmctsBot:
                 visited.visits += 1
                 visited.total += rewards[who]
         return root
+
+    def expand(self, seen: Any, untried: Sequence[Any], rng: Random) -> Any:
+        """The untried action a node grows first: the light policy's choice from the mover's own view (now and then
+        a random one), so a node's first visits are the playouts the policy would have played."""
+        if len(untried) > 1 and rng.random() >= self.tuning.explore:
+            return self.policy.choose(seen, untried, rng)
+        return untried[rng.randrange(len(untried))]
 
     def playout(self, state: Any, rng: Random) -> list[float]:
         """The light policy for at most `horizon` decisions from `state`; each seat's reward."""

@@ -13,7 +13,7 @@ from loom.engine.bots import RandomBot
 from loom.engine.play import act, chance_rng, play_out, start
 from loom.engine.protocol import HIDDEN, Game
 from loom.engine.registry import BadBudget, get_bot, get_game, with_budget
-from loom.engine.search import IsmctsBot, Node, Tuning, decision, score_chances, select, shares
+from loom.engine.search import IsmctsBot, Node, Tuning, decision, score_chances, select, shares, widening
 
 GAMES = ("motto", "moirai", "moorea", "stones-of-fate")
 LIGHT = Tuning(candidates=3, horizon=4)
@@ -264,3 +264,42 @@ def test_the_tree_grows_below_the_root() -> None:
 def paths(node: Node) -> list[list[Any]]:
     """Every path of actions from `node` to a leaf."""
     return [[action, *rest] for action, kid in node.children.items() for rest in (paths(kid) or [[]])]
+
+
+class Expanding(IsmctsBot):
+    """The search bot, keeping what each expansion below the root was handed and what it grew."""
+
+    def __init__(self, game: Any, budget: int, tuning: Tuning) -> None:
+        super().__init__(game, budget, tuning)
+        self.grown: list[tuple[Any, list[Any], Any]] = []
+
+    def expand(self, seen: Any, untried: Sequence[Any], rng: Random) -> Any:
+        action = super().expand(seen, untried, rng)
+        self.grown.append((seen, list(untried), action))
+        return action
+
+
+def test_below_the_root_a_node_grows_the_policy_s_choice_from_the_mover_s_own_view_first() -> None:
+    game = get_game("motto")
+    state = middle("motto")
+    seat = game.to_move(state)
+    view = game.view(state, seat)
+    bot = Expanding(game, 40, Tuning(candidates=3, horizon=4, explore=0.0))
+    bot.choose(view, game.legal_actions(view), Random(7))
+    assert bot.grown
+    greedy = get_bot(game, "greedy")
+    for seen, untried, action in bot.grown:
+        mover = game.to_move(seen)
+        assert all(HIDDEN in hand for s, hand in enumerate(seen.hands) if s != mover)  # a view, not a world
+        assert set(seen.deck) == {HIDDEN}
+        assert action == greedy.choose(seen, untried, Random(0))
+
+
+def test_a_node_below_the_root_widens_slowly_with_its_visits() -> None:
+    assert [widening(n) for n in (0, 1, 3, 4, 15, 16, 36)] == [1, 1, 1, 2, 2, 3, 4]
+    game = get_game("moirai")
+    view = game.view(middle("moirai"), game.to_move(middle("moirai")))
+    bot = IsmctsBot(game, budget=60, tuning=LIGHT)
+    root = bot.search(view, bot.candidates(view, game.legal_actions(view), Random(1)), Random(3))
+    # without widening each of the twenty visits of a root action would grow another of the next seat's replies
+    assert all(kid.visits >= 15 and 1 < len(kid.children) <= widening(kid.visits) for kid in root.children.values())
