@@ -33,7 +33,9 @@ def dealt_to(game: AnyGame, state: Any, payload: Payload, seats: int) -> dict[st
     except (LoomError, LookupError, ValueError):
         return {}
     views = [game.view(after, seat) for seat in range(seats)]
-    return {path: seat for path, seat in rows if all(views[other] != views[seat] for other in range(seats))}
+    return {
+        path: seat for path, seat in rows if all(views[other] != views[seat] for other in range(seats) if other != seat)
+    }
 
 
 def owner(paths: Mapping[str, int], leaf: str) -> int | None:

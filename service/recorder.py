@@ -273,9 +273,13 @@ def resolution(
         values = list(dict.fromkeys(left_after(draws[number], [v for v in by_draw.get(number, []) if v is not None])))
         if keep is None or len(values) < 2:
             break
-        # what this draw's next card decides: the leaves two different cards make differ
-        one, other = run({number: [values[0]]}, ASCENDING)[0], run({number: [values[1]]}, ASCENDING)[0]
-        decided = {path for path, _ in set(_leaves(one)) ^ set(_leaves(other))} if one and other else set()
+        # what this draw's next card decides: the leaves it settles (tapping the first or the last card offered)
+        known = _settled(low, high)
+        decided = {
+            path
+            for value in (values[0], values[-1])
+            for path, _ in _settled(run({number: [value]}, ASCENDING)[0], run({number: [value]}, DESCENDING)[0]) - known
+        }
         if not decided or any(keep(path) for path in decided):
             break
         picks.append([number, None])  # another phone's card: left to it
