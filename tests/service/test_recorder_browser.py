@@ -129,6 +129,12 @@ class Table:
         return found.lines == lines
 
 
+def _offers(page: Any, game_id: int, seq: int) -> bool:
+    """Whether the page, once at event `seq`, offers something to tap."""
+    _at(page, game_id, seq)
+    return bool(page.evaluate(READ, -1)["options"])
+
+
 def _tap_all(page: Any, table: Table) -> int:
     """Tap the page's options with a finger (a touch screen's tap where the button is) until it records nothing more
     for now, each tap answered in place; how many taps."""
@@ -176,12 +182,16 @@ def _record(api: Api, pages: dict[str, Any], game: str, shot: bool, watcher: Any
         watcher.goto(f"{api.base}/record/{game_id}/watch")
     truth = Table(api, game)
     began = time.monotonic()
-    taps, undone, private, watched = 0, False, 0, False
+    taps, undone, private, watched, hands = 0, False, 0, False, 0
     while True:
         now = api.ok("GET", f"/record/{game_id}/now")
         if now["status"] == "finished":
             break
         state = truth.follow(game_id, now["seq"])
+        if truth.rules.to_move(state) == CHANCE_TO_MOVE and _offers(seat, game_id, now["seq"]):
+            hands += 1  # a deal: Ben's phone taps Ben's hand, the table's page the rest
+            taps += _tap_all(seat, truth)
+            continue
         if truth.rules.to_move(state) == 1:  # Ben's phone records Ben's moves and draws
             _at(seat, game_id, now["seq"])
             done = _tap_all(seat, truth)
@@ -211,7 +221,7 @@ def _record(api: Api, pages: dict[str, Any], game: str, shot: bool, watcher: Any
     assert replay is not None and api.http.get(replay).status_code == 200
     assert undone and (watcher is None or watched)
     print(f"{game}: {taps} taps, {now['seq']} events, {time.monotonic() - began:.1f} s")
-    return {"id": game_id, "private": private, "scores": api.ok("GET", f"/games/{game_id}")["scores"]}
+    return {"id": game_id, "private": private, "hands": hands, "scores": api.ok("GET", f"/games/{game_id}")["scores"]}
 
 
 def _check_table_hides_seat_events(api: Api, pages: dict[str, Any], game_id: int, before: int) -> int:
@@ -267,6 +277,7 @@ def test_four_games_recorded_on_two_phones_export_and_import_with_the_same_score
             browser.close()
             api.close()
     assert recorded[0]["private"] > 0, recorded  # Motto's draws, named only on Ben's phone
+    assert recorded[0]["hands"] > 0, recorded  # Motto's deal: Ben's hand tapped on Ben's phone, not the table's
     fresh = tmp_path / "fresh.duckdb"
     for game in recorded:
         log = tmp_path / f"game-{game['id']}.jsonl"
