@@ -54,7 +54,8 @@ READ = """async (before) => {
     where: buttons.map(b => { const r = b.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })};
 }"""
 """The page's data and options (and where each button is) once it has shown more than `before` answers."""
-WHERE = """i => { const b = document.querySelectorAll('button.option')[i]; b.scrollIntoView({block: 'nearest'});
+WHERE = """i => { const b = document.querySelectorAll('button.option')[i]; if (!b) return null;
+  b.scrollIntoView({block: 'nearest'});
   const r = b.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; }"""
 
 
@@ -143,7 +144,11 @@ def _tap_all(page: Any, table: Table) -> int:
         index = table.pick(now["data"], now["options"])
         x, y = now["where"][index]
         if not 0 < y < PHONE["height"]:  # below the fold: scrolled to, as a finger would
-            x, y = page.evaluate(WHERE, index)
+            where = page.evaluate(WHERE, index)
+            if where is None:  # the page changed in place meanwhile (the other phone's event): read it again
+                now = page.evaluate(READ, -1)
+                continue
+            x, y = where
         page.touchscreen.tap(x, y)
         # the page once the tap's answer shows the next one (a refused tap: once it has read itself again)
         now = page.evaluate(READ, now["renders"])
