@@ -812,7 +812,14 @@ def _table_html(name: str, state: Any, viewer: Viewer, seats: int) -> str:
     console.print(
         presentation(game.name).render(seen_by(game, state, viewer, seats), viewer if isinstance(viewer, int) else None)
     )
-    return console.export_html(inline_styles=True, code_format='<pre class="table" id="table">{code}</pre>')
+    drawn = console.export_html(inline_styles=True, code_format='<pre class="table" id="table">{code}</pre>')
+    if viewer == PUBLIC:  # the render modules know no public mode: their heading for no seat says every card shows
+        drawn = drawn.replace(ALL_SHOWN, "the public view", 1)
+    return drawn
+
+
+ALL_SHOWN = "all cards shown"
+"""The render modules' heading words for a table drawn for no seat (`render(state, None)`)."""
 
 
 def _moves_html(service: Service, game: AnyGame, info: GameInfo, viewer: Viewer) -> str:

@@ -366,3 +366,11 @@ def test_the_tables_part_alone_writes_nothing_and_a_hand_naming_a_card_dealt_els
     assert api.ok("GET", f"/record/{game_id}/now")["seq"] == before  # nothing written; Ben taps his part again
     assert _tap_part(api, game_id, ben, [], last=True)
     assert api.ok("GET", f"/record/{game_id}/now")["seq"] == before + 1
+
+
+def test_the_public_view_is_headed_as_such_not_as_every_card_shown(api: Api) -> None:
+    page, tokens = _dealt_motto(api)
+    alone = api.ok("GET", f"/record/{page['game']}/part?token={tokens['table']}")
+    public = api.ok("GET", f"/record/{page['game']}/watch/part")
+    assert "the public view" in _table_of(public["html"]) and "all cards shown" not in _table_of(public["html"])
+    assert "all cards shown" in _table_of(alone["html"])  # one phone alone: its owner does see every card
