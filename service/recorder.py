@@ -35,6 +35,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import Field
 from rich.console import Console
 
+from loom.engine.deals import dealt_to, owner
 from loom.engine.presentation import Voice, presentation
 from loom.engine.protocol import CHANCE_TO_MOVE, HIDDEN, AnyGame
 from loom.engine.registry import get_game, playable
@@ -90,9 +91,12 @@ class Script(Random):
         shown = self.shown(population) if self.shown is not None and k is not None else list(population)
         self.draws.append(shown)
         taken = self.picks.get(number, [])
-        rest = left_after(shown, taken)
+        rest = left_after(shown, [t for t in taken if t is not None])
         rest.sort(reverse=self.flip in (DESCENDING, number))
-        out = [*taken, *rest]
+        # a hole (None) is a card another phone records (a seat's hand): the fixed order fills it here
+        filling = iter(rest)
+        out = [next(filling, None) if t is None else t for t in taken]
+        out = [*(t for t in out if t is not None), *filling]
         if k is not None and not _within(out[:k], population):
             self.elsewhere = True
         return out
@@ -194,6 +198,8 @@ class Resolution:
     """What the options are: "move" (the seat's actions) or the event the taps fill in."""
     elsewhere: bool = False
     """The events take a card that is not really where it is drawn from: the rules refuse them."""
+    part: bool = False
+    """The taps make this page's whole part of a deal, not yet the events (`lines` are the fixed order's)."""
 
 
 Produce = Callable[[Random], list[Payload]]
@@ -222,14 +228,18 @@ def chance_producer(game: AnyGame, state: Any, players: Sequence[str]) -> Produc
 
 
 def resolution(
-    produce: Produce, picks: list[list[Any]], table: bool, shown: Callable[[Sequence[Any]], list[Any]] | None = None
+    produce: Produce,
+    picks: list[list[Any]],
+    table: bool,
+    shown: Callable[[Sequence[Any]], list[Any]] | None = None,
+    keep: Callable[[str], bool] | None = None,
 ) -> Resolution:
     """The events `produce` makes with these picks ([draw number, value] each), or the next draw's options (each draw
-    from what `shown` says the page knows it holds)."""
+    from what `shown` says the page knows it holds). With `keep`, the page records a part of the events (its leaves
+    that `keep` keeps, by path): a draw that decides only others' leaves is a hole (None) another phone fills, and
+    the part is whole once the fixed orders agree on its own leaves (`part`; its lines are not the events)."""
+    picks = list(picks)
     by_draw: dict[int, list[Any]] = {}
-    for number, value in picks:
-        by_draw.setdefault(int(number), []).append(value)
-
     elsewhere = False
 
     def run(extra: dict[int, list[Any]], flip: int) -> tuple[list[dict[str, Any]] | None, list[list[Any]]]:
@@ -244,22 +254,63 @@ def resolution(
         elsewhere = elsewhere or script.elsewhere
         return lines, script.draws
 
-    low, draws = run({}, ASCENDING)
-    high, _ = run({}, DESCENDING)
-    if low is not None and low == high:
-        return Resolution(low, [], "", elsewhere)
-    number = next((n for n in range(len(draws)) if run({}, n)[0] != low), len(draws) - 1)
-    if number < 0:
-        raise IllegalAction("the rules give no event here")
+    def mine(lines: list[dict[str, Any]] | None) -> Any:
+        if lines is None or keep is None:
+            return lines
+        return sorted((path, str(leaf)) for path, leaf in _leaves(lines) if keep(path))
+
+    while True:
+        by_draw = {}
+        for number, value in picks:
+            by_draw.setdefault(int(number), []).append(value)
+        low, draws = run({}, ASCENDING)
+        high, _ = run({}, DESCENDING)
+        if low is not None and high is not None and mine(low) == mine(high):
+            return Resolution(low, [], "", elsewhere, part=keep is not None)
+        number = next((n for n in range(len(draws)) if mine(run({}, n)[0]) != mine(low)), len(draws) - 1)
+        if number < 0:
+            raise IllegalAction("the rules give no event here")
+        values = list(dict.fromkeys(left_after(draws[number], [v for v in by_draw.get(number, []) if v is not None])))
+        if keep is None or len(values) < 2:
+            break
+        # what this draw's next card decides: the leaves it settles (tapping the first or the last card offered)
+        known = _settled(low, high)
+        decided = {
+            path
+            for value in (values[0], values[-1])
+            for path, _ in _settled(run({number: [value]}, ASCENDING)[0], run({number: [value]}, DESCENDING)[0]) - known
+        }
+        if not decided or any(keep(path) for path in decided):
+            break
+        picks.append([number, None])  # another phone's card: left to it
     known = _settled(low, high)
     options = []
-    for value in dict.fromkeys(left_after(draws[number], by_draw.get(number, []))):
+    for value in values:
         tapped = {number: [value]}
         named = _settled(run(tapped, ASCENDING)[0], run(tapped, DESCENDING)[0]) - known
         label = " ".join(str(leaf) for _, leaf in sorted(named.elements())) or str(value)
         options.append(Option(label, {"picks": [*picks, [number, value]]}))
     asking = low[0]["type"] if low else "chance"
     return Resolution(None, options, asking)
+
+
+def merged_picks(parts: Sequence[Sequence[Sequence[Any]]]) -> list[list[Any]]:
+    """The picks of a deal's parts as one: each draw's cards position by position, each part filling its own
+    places (its holes are others'); IllegalAction, naming no card, if two parts fill one place."""
+    by_draw: dict[int, list[Any]] = {}
+    for picks in parts:
+        counts: Counter[int] = Counter()
+        for number, value in picks:
+            n = int(number)
+            row = by_draw.setdefault(n, [])
+            place = counts[n]
+            counts[n] += 1
+            row.extend([None] * (place + 1 - len(row)))
+            if value is not None:
+                if row[place] is not None:
+                    raise IllegalAction("two phones recorded the same place of the deal: tap this phone's part again")
+                row[place] = value
+    return [[n, v] for n in sorted(by_draw) for v in by_draw[n]]
 
 
 def _leaves(data: Any, path: str = "") -> list[tuple[str, Any]]:
@@ -293,16 +344,18 @@ def choices(
     choice: dict[str, Any],
     table: bool,
     viewer: Viewer = OMNISCIENT,
+    keep: Callable[[str], bool] | None = None,
 ) -> Resolution:
     """The next tap of the one recording now (the seat to move, or the table for chance) in the state, or the events
-    its taps so far make; the cards a draw may give as `viewer`, the recording page, knows them."""
+    its taps so far make; the cards a draw may give as `viewer`, the recording page, knows them. `keep`: the page
+    records only these leaves of chance's events (its part of a deal)."""
     mover = game.to_move(state)
     if mover is None:
         return Resolution(None, [], "over")
     shown = knowledge(game, state, viewer, len(players))
     picks = list(choice.get("picks", []))
     if mover == CHANCE_TO_MOVE:
-        return resolution(chance_producer(game, state, players), picks, table, shown)
+        return resolution(chance_producer(game, state, players), picks, table, shown, keep)
     legal = game.legal_actions(game.view(state, mover))
     index = choice.get("action")
     if index is None:
@@ -313,6 +366,32 @@ def choices(
     action = legal[index]
     found = resolution(lambda rng: game.resolve(state, action, rng), picks, table, shown)
     return replace(found, options=[replace(o, choice={"action": index, **o.choice}) for o in found.options])
+
+
+def dealt_paths(game: AnyGame, state: Any, players: Sequence[str]) -> dict[str, int]:
+    """The rows of chance's next events that one seat alone is dealt (a hand), by path among the events' leaves
+    (`/0/hands/1`), and that seat, as the game's rules tell them (`engine.deals`); empty when chance deals no
+    seat a private row."""
+    if game.to_move(state) != CHANCE_TO_MOVE:
+        return {}
+    return _dealt_paths(game.name, state, tuple(players))
+
+
+@lru_cache(maxsize=256)
+def _dealt_paths(name: str, state: Any, players: tuple[str, ...]) -> dict[str, int]:
+    game = get_game(name)
+    try:
+        payloads = chance_producer(game, state, players)(Script({}, ASCENDING))
+    except (LoomError, LookupError, ValueError):
+        return {}
+    found: dict[str, int] = {}
+    for i, payload in enumerate(payloads):
+        found.update({f"/{i}{path}": seat for path, seat in dealt_to(game, state, payload, len(players)).items()})
+        try:
+            state = game.apply(state, payload)
+        except (LoomError, LookupError, ValueError):
+            break
+    return found
 
 
 # --- Who records what -------------------------------------------------------------------------------------------------
@@ -342,6 +421,82 @@ class Page:
         if self.grant.everything:
             return mover == CHANCE_TO_MOVE or mover not in self.phones
         return mover == self.grant.seat
+
+
+Keep = Callable[[str], bool]
+
+
+def split_of(page: Page, paths: dict[str, int]) -> tuple[int | str, Keep] | None:
+    """The page's part of a deal that seats' own phones record apart (`dealt_paths`): its key among the parts ("table"
+    or its seat) and the leaves it records; None when the page records chance's events whole (or none)."""
+    if not paths:
+        return None
+    if page.grant.everything:
+        apart = {seat for seat in paths.values() if seat in page.phones}
+        if not apart:
+            return None
+        return "table", lambda path: owner(paths, path) not in apart
+    seat = page.grant.seat
+    if seat is None or seat not in paths.values():
+        return None
+    return seat, lambda path: owner(paths, path) == seat
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """One phone's part of a deal, held by the service until every part is in: its picks (holes for the others')
+    and, the table's, the seats recorded on their own phones. Never shown to another page nor told in an error."""
+
+    picks: list[list[Any]]
+    phones: frozenset[int]
+
+
+_PARTS: weakref.WeakKeyDictionary[Any, dict[tuple[int, int], dict[int | str, Part]]] = weakref.WeakKeyDictionary()
+
+
+def _parts(service: Service, game_id: int, seq: int) -> dict[int | str, Part]:
+    """The parts in so far of the deal after event `seq` of the game (in the running service's memory)."""
+    return _PARTS.setdefault(service.db, {}).setdefault((game_id, seq), {})
+
+
+def _missing(parts: dict[int | str, Part], paths: dict[str, int]) -> set[int | str]:
+    """The parts still to come: the table's, then those of the seats its part leaves to their own phones."""
+    table = parts.get("table")
+    if table is None:
+        return {"table"}
+    return {seat for seat in paths.values() if seat in table.phones and seat not in parts}
+
+
+MIXED_DEAL = (
+    "the deal's parts do not fit together (a card is dealt twice, or a place by two phones): nothing is written; "
+    "check this phone's cards and tap its part again"
+)
+
+
+async def _deal_if_whole(
+    service: Service, game: AnyGame, info: GameInfo, state: Any, paths: dict[str, int], last: int | str
+) -> None:
+    """Write the deal with the table's rights once every part is in; if the parts do not fit together, refuse the
+    last one (naming no card) and keep the others."""
+    parts = _parts(service, info.id, info.last_seq)
+    if _missing(parts, paths):
+        return
+    table = parts["table"]
+    pieces = [table.picks, *(parts[s].picks for s in sorted({s for s in paths.values() if s in table.phones}))]
+    kept = {key: part for key, part in parts.items() if key != last}
+    _PARTS.get(service.db, {}).pop((info.id, info.last_seq), None)
+    try:
+        picks = merged_picks(pieces)
+        found = resolution(chance_producer(game, state, _names(info)), picks, _facts(service, info.id)[0])
+        if found.lines is None or found.elsewhere:
+            raise IllegalAction(MIXED_DEAL)
+        events = EventsBody(expected_seq=info.last_seq, events=found.lines)
+        writer = Caller(service.keys.token(info.id, "table"))
+        await asyncio.wrap_future(writing.write_events(service, writer, info.id, events))
+    except LoomError:
+        # the rules' own refusal may name a card of another seat's hand: it is never passed on
+        _parts(service, info.id, info.last_seq).update(kept)
+        raise IllegalAction(MIXED_DEAL) from None
 
 
 def _grant(service: Service, caller: Caller, info: GameInfo) -> Grant:
@@ -519,17 +674,28 @@ async def tap(game_id: int, body: Tap, request: Request, service: Svc, caller: W
     if info.last_seq != body.seq:
         raise StaleChoice(f"game {game_id} is at event {info.last_seq}, not {body.seq}: the page is read again")
     game = get_game(info.game)
-    if not page.records(game.to_move(state)):
+    mover = game.to_move(state)
+    paths = dealt_paths(game, state, _names(page.info))
+    split = split_of(page, paths)
+    if not page.records(mover) and split is None:
         raise Forbidden("this page does not record the next event: another phone does")
-    found = choices(game, state, _names(page.info), body.choice, _facts(service, game_id)[0], page.viewer)
+    if split is not None and split[0] in _parts(service, game_id, info.last_seq):
+        raise IllegalAction("this phone's part of the deal is in already: the other phones record theirs")
+    keep = split[1] if split is not None else None
+    found = choices(game, state, _names(page.info), body.choice, _facts(service, game_id)[0], page.viewer, keep)
     tapped = body.choice
     if found.lines is not None:
         if found.elsewhere:  # a card the page could not rule out, but not really there: say so naming no card
             raise IllegalAction(
                 "that card cannot come from there: it is elsewhere at the table; check it and tap again"
             )
-        events = EventsBody(expected_seq=body.seq, events=found.lines)
-        await asyncio.wrap_future(writing.write_events(service, caller, game_id, events))
+        if found.part and split is not None:  # held until every part is in, then written as one event
+            picks = [list(p) for p in body.choice.get("picks", [])]
+            _parts(service, game_id, info.last_seq)[split[0]] = Part(picks, phones)
+            await _deal_if_whole(service, game, info, state, paths, split[0])
+        else:
+            events = EventsBody(expected_seq=body.seq, events=found.lines)
+            await asyncio.wrap_future(writing.write_events(service, caller, game_id, events))
         tapped = {}
     html_part, data = _recording_part(service, game_id, grant, phones, caller.token, tapped, str(request.base_url))
     return {"url": data["url"], "seq": data["seq"], "html": html_part, "data": data}
@@ -646,7 +812,14 @@ def _table_html(name: str, state: Any, viewer: Viewer, seats: int) -> str:
     console.print(
         presentation(game.name).render(seen_by(game, state, viewer, seats), viewer if isinstance(viewer, int) else None)
     )
-    return console.export_html(inline_styles=True, code_format='<pre class="table" id="table">{code}</pre>')
+    drawn = console.export_html(inline_styles=True, code_format='<pre class="table" id="table">{code}</pre>')
+    if viewer == PUBLIC:  # the render modules know no public mode: their heading for no seat says every card shows
+        drawn = drawn.replace(ALL_SHOWN, "the public view", 1)
+    return drawn
+
+
+ALL_SHOWN = "all cards shown"
+"""The render modules' heading words for a table drawn for no seat (`render(state, None)`)."""
 
 
 def _moves_html(service: Service, game: AnyGame, info: GameInfo, viewer: Viewer) -> str:
@@ -696,13 +869,27 @@ def _recording_part(
             f'<p class="over"><a class="go" id="replay" href="{replay}">The replay</a> '
             '<a class="go" href="/dashboard">The dashboard</a></p>'
         )
-    elif page.records(mover):
-        found = choices(game, state, _names(info), tapped, _facts(service, info.id)[0], viewer)
+    elif (split := split_of(page, dealt_paths(game, state, _names(info)))) is not None and split[0] in (
+        held := _parts(service, info.id, info.last_seq)
+    ):
+        missing = _missing(held, dealt_paths(game, state, _names(info)))
+        others = ", ".join(
+            "the table's phone" if m == "table" else f"{_names(info)[int(m)]}'s phone" for m in sorted(missing, key=str)
+        )
+        waiting = f"This phone's part of the deal is in: waiting for {others or 'the other phones'}."
+        parts.append(f'<p class="waiting" id="waiting">{html.escape(waiting)}</p>')
+    elif page.records(mover) or split is not None:
+        found = choices(
+            game, state, _names(info), tapped, _facts(service, info.id)[0], viewer, split[1] if split else None
+        )
         heading = "Your move" if found.asking == "move" else f"Which card? ({found.asking.rsplit('.', 1)[-1]})"
         options = found.options
         if found.lines is not None:  # nothing left open: one tap records it
             heading = "Record"
-            options = [Option("; ".join(action_label(line) for line in found.lines), tapped)]
+            label = "; ".join(action_label(line) for line in found.lines)
+            if found.part:  # the other parts are the fixed order's stand-ins: never shown
+                label = "This phone's part of the deal"
+            options = [Option(label, tapped)]
         if tapped:
             heading += ' <button class="back" data-choice="{}">start again</button>'
         buttons = "".join(

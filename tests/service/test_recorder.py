@@ -18,7 +18,7 @@ from loom.events.parsing import parse_event
 from loom.replay.logfile import export_lines, import_file
 from loom.replay.store import Store
 from loom.service.recorder import choices, left_after
-from tests.service.client import ADMIN, Api
+from tests.service.client import ADMIN, Api, read_stream
 
 GAMES = ["motto", "moirai", "moorea", "stones-of-fate"]
 SCORING = ("play", "buy", "lay", "keep", "flip", "stop")
@@ -253,3 +253,124 @@ def test_a_tap_answers_with_the_next_page_to_show_in_place(api: Api) -> None:
     answer = api.ok("POST", f"/record/{page['game']}/tap", tokens["table"], json=body)
     assert answer["data"]["game"] == page["game"] and answer["data"]["seq"] >= page["seq"]
     assert 'id="status"' in answer["html"] and "<script" not in answer["html"]
+
+
+# --- A deal recorded in parts: each seat's hand on its own phone ------------------------------------------------------
+
+
+def _options(answer: dict[str, Any]) -> list[dict[str, Any]]:
+    return [json.loads(html.unescape(c)) for c, _ in OPTION.findall(answer["html"])]
+
+
+def _shown(answer: dict[str, Any]) -> str:
+    """A page's answer but its options: what it shows of the table (the options list every card not yet seen by
+    the page, a hand's cards among them, whatever they are: they tell nothing)."""
+    shown = re.sub(r'<div class="options" id="options">.*?</div>', "", answer["html"], flags=re.S)
+    return shown + json.dumps(answer["data"])
+
+
+def _tap_part(api: Api, game_id: int, token: str, phones: list[int], last: bool) -> list[str]:
+    """Tap this page's part of the deal (the first or, `last`, the last card offered each time) until it offers
+    nothing or the deal is written; what each answer shows (`_shown`)."""
+    query = f"token={token}" + (f"&phones={','.join(map(str, phones))}" if phones else "")
+    answer = api.ok("GET", f"/record/{game_id}/part?{query}")
+    texts = [_shown(answer)]
+    seq = answer["data"]["seq"]
+    while answer["data"]["seq"] == seq and (options := _options(answer)):
+        body = {"seq": answer["data"]["seq"], "choice": options[-1 if last else 0], "phones": phones}
+        answer = api.ok("POST", f"/record/{game_id}/tap", token, json=body)
+        texts.append(_shown(answer))
+        assert len(texts) < 60
+    return texts
+
+
+def _events(api: Api, game_id: int, table: str) -> list[dict[str, Any]]:
+    return list(api.ok("GET", f"/games/{game_id}/events?limit=100", table)["events"])
+
+
+def _seat_rows(event: dict[str, Any], seats: int) -> dict[str, list[Any]]:
+    """The fields of a deal event that hold one row per seat (its hands)."""
+    return {
+        k: v
+        for k, v in event.items()
+        if isinstance(v, list) and len(v) == seats and all(isinstance(r, list) for r in v)
+    }
+
+
+def _cards(event: dict[str, Any]) -> list[Any]:
+    """Every card an event names (its fields, not its envelope)."""
+    return [leaf for k, v in event.items() if k not in ENVELOPE for _, leaf in _leaves(v)]
+
+
+def _leaves(data: Any, path: str = "") -> list[tuple[str, Any]]:
+    if isinstance(data, list):
+        return [leaf for i, value in enumerate(data) for leaf in _leaves(value, f"{path}/{i}")]
+    return [] if data is None else [(path, data)]
+
+
+ENVELOPE = ("seq", "turn", "actor", "v", "type")
+
+
+def _named(card: Any, text: str) -> bool:
+    return re.search(rf"(?<![\w-]){re.escape(str(card))}(?![\w-])", text) is not None
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_seat_records_its_own_hand_of_the_deal_and_the_table_never_sees_it(api: Api, game: str) -> None:
+    started = api.ok("POST", "/record/games", ADMIN, json={"game": game, "players": ["Ann", "Ben"]})
+    game_id = started["id"]
+    tokens = api.ok("GET", f"/games/{game_id}/tokens", ADMIN)["tokens"]
+    table, ben = tokens["table"], tokens["seats"][1]
+    before = api.ok("GET", f"/record/{game_id}/now")["seq"]
+    bens = _tap_part(api, game_id, ben, [], last=True)
+    assert api.ok("GET", f"/record/{game_id}/now")["seq"] == before  # Ben's part alone writes nothing
+    tables = _tap_part(api, game_id, table, [1], last=False)
+    events = _events(api, game_id, table)
+    deals = [e for e in events if e["seq"] > before and e["actor"] is None]
+    assert deals and deals[0]["seq"] == before + 1  # the deal, written with the table's rights once all parts are in
+    deal = deals[0]
+    rows = _seat_rows(deal, 2)
+    assert bool(rows) == (len(bens) > 1)  # Ben taps a part only where the deal gives him a hand of his own
+    bens_cards = [c for row in rows.values() for _, c in _leaves(row[1])]
+    # the table's page tapped each card of the deal but Ben's (and no more)
+    assert len(tables) - 1 <= len(_cards(deal)) - len(bens_cards)
+    others = {str(c) for c in _cards(deal)} - {str(c) for c in bens_cards} | {
+        str(c) for row in rows.values() for c in row[0]
+    }
+    own = {str(c) for c in bens_cards} - others  # Ben's cards that no other place of the deal names
+    after = api.ok("GET", f"/record/{game_id}/part?token={table}&phones=1")
+    stream = read_stream(api, f"/games/{game_id}/stream?as=public&after=0", table, events[-1]["seq"])
+    for text in [*tables, _shown(after), stream]:
+        assert not any(_named(card, text) for card in own)
+    if game == "motto":
+        assert own  # the check above has cards to look for
+
+
+def test_the_tables_part_alone_writes_nothing_and_a_hand_naming_a_card_dealt_elsewhere_is_refused_naming_none(
+    api: Api,
+) -> None:
+    started = api.ok("POST", "/record/games", ADMIN, json={"game": "motto", "players": ["Ann", "Ben"]})
+    game_id = started["id"]
+    tokens = api.ok("GET", f"/games/{game_id}/tokens", ADMIN)["tokens"]
+    table, ben = tokens["table"], tokens["seats"][1]
+    before = api.ok("GET", f"/record/{game_id}/now")["seq"]
+    _tap_part(api, game_id, table, [1], last=False)  # Ann's two cards and the pool: the lowest cards, twice each
+    assert api.ok("GET", f"/record/{game_id}/now")["seq"] == before
+    answer = api.ok("GET", f"/record/{game_id}/part?token={ben}")
+    low = _options(answer)[0]  # a card the table's part dealt twice already (Motto's deck holds two of each)
+    first = api.ok("POST", f"/record/{game_id}/tap", ben, json={"seq": before, "choice": low, "phones": []})
+    second = _options(first)[0]
+    refused = api.call("POST", f"/record/{game_id}/tap", ben, json={"seq": before, "choice": second, "phones": []})
+    assert refused.status_code == 422 and "do not fit together" in refused.json()["error"]
+    assert not re.search(r"[a-z]+-[0-9]-[a-z]+", refused.text)  # no card named
+    assert api.ok("GET", f"/record/{game_id}/now")["seq"] == before  # nothing written; Ben taps his part again
+    assert _tap_part(api, game_id, ben, [], last=True)
+    assert api.ok("GET", f"/record/{game_id}/now")["seq"] == before + 1
+
+
+def test_the_public_view_is_headed_as_such_not_as_every_card_shown(api: Api) -> None:
+    page, tokens = _dealt_motto(api)
+    alone = api.ok("GET", f"/record/{page['game']}/part?token={tokens['table']}")
+    public = api.ok("GET", f"/record/{page['game']}/watch/part")
+    assert "the public view" in _table_of(public["html"]) and "all cards shown" not in _table_of(public["html"])
+    assert "all cards shown" in _table_of(alone["html"])  # one phone alone: its owner does see every card
