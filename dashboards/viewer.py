@@ -110,8 +110,8 @@ def _content(obj: Any) -> Any:
                 obj.tab_size)
     if type(obj) is _Drawn:
         return obj.key
-    if type(obj) in (Table, _MemoTable, Column, Row):  # every attribute, but a memo table's memo
-        return (type(obj), tuple((name, _content(value)) for name, value in vars(obj).items() if name != "memo"))
+    if type(obj) in (Column, Row):
+        return (type(obj), tuple((name, _content(value)) for name, value in vars(obj).items()))
     raise _Uncached(type(obj).__name__)
 
 
@@ -154,6 +154,18 @@ class _MemoTable(Table):
     every cell it has drawn before at that width taken from the memo."""
 
     memo: dict[Any, Any]
+    settings: Any  # the key of everything but the columns and rows
+    column_keys: list[Any]
+
+    def _measure_column(self, console: Console, options: ConsoleOptions, column: Column) -> Measurement:
+        # A column's measure depends on its cells, its place (the edge columns are padded differently) and the table's
+        # settings: most columns are the same from one event to the next.
+        index = column._index
+        key = ("column", self.settings, self.column_keys[index], index, len(self.columns), _options_key(options))
+        found = self.memo.get(key)
+        if found is None:
+            found = self.memo[key] = super()._measure_column(console, options, column)
+        return found  # type: ignore[no-any-return]
 
     def _get_cells(self, console: Console, column_index: int, column: Column) -> Iterable[_Cell]:
         for cell in super()._get_cells(console, column_index, column):
@@ -172,16 +184,19 @@ def _cached(renderable: Any, memo: dict[Any, Any]) -> Any:
         return Group(*(_cached(part, memo) for part in renderable.renderables), fit=renderable.fit)
     if type(renderable) not in (str, Text, Table):
         return renderable
-    if type(renderable) is Table:
-        renderable = copy.copy(renderable)  # the cells drawn through the memo too, in a copy (never the caller's)
-        renderable.__class__ = _MemoTable
-        renderable.memo = memo
-        renderable.columns = [_cached_column(column, memo) for column in renderable.columns]
     try:
-        key = _content(renderable)  # a table's key is made of its cells' keys, each made once
+        if type(renderable) is not Table:
+            return _Drawn(renderable, _content(renderable), memo)
+        table = copy.copy(renderable)  # the cells drawn through the memo too, in a copy (never the caller's)
+        table.__class__ = _MemoTable
+        table.memo = memo
+        table.columns = [_cached_column(column, memo) for column in table.columns]
+        # a table's key is made of its cells' keys, each made once
+        table.settings = _content({k: v for k, v in vars(renderable).items() if k not in ("columns", "rows")})
+        table.column_keys = [_content(column) for column in table.columns]
+        return _Drawn(table, (Table, table.settings, tuple(table.column_keys), _content(table.rows)), memo)
     except _Uncached:
         return renderable
-    return _Drawn(renderable, key, memo)
 
 
 def _cached_column(column: Column, memo: dict[Any, Any]) -> Column:
@@ -222,24 +237,52 @@ TABLE_CONSOLE = {"width": 120, "color_system": "truecolor", "highlight": False, 
 def _drawn_lines(game: Game, state: Any, seat: int | None, memo: dict[Any, Any] | None = None) -> tuple[str, ...]:
     """The game's own rendering of `state` (the one `logs replay` prints), a line of escaped HTML each, every style
     a class: text is escaped and no link is drawn, so no string from a log can become markup, a link or a style.
-    With a `memo` (one per page), the tables and cells drawn before are not drawn again."""
-    console = (Console if memo is None else _MemoConsole)(file=io.StringIO(), **TABLE_CONSOLE)  # type: ignore[arg-type]
+    With a `memo` (one per page), the tables, cells and lines drawn before are not drawn again."""
     renderable = presentation(game.name).render(state, seat)
-    if memo is not None:
-        renderable = _cached(renderable, memo)
-    out = []
-    html = memo.setdefault("html", {}) if memo is not None else {}
-    for line in console.render_lines(renderable, console.options, pad=False):
-        key = tuple(line)
-        found = html.get(key)
-        if found is None:
-            parts = []
-            for text, style, _ in Segment.filter_control(Segment.simplify(line)):
-                rule = style.get_html_style(TABLE_THEME) if style else ""
-                parts.append(f'<span class="{_css_class(rule)}">{escape(text)}</span>' if rule else escape(text))
-            found = html[key] = "".join(parts)
-        out.append(found)
+    if memo is None:
+        console = Console(file=io.StringIO(), **TABLE_CONSOLE)  # type: ignore[arg-type]
+        return tuple(_html_line(line) for line in console.render_lines(renderable, console.options, pad=False))
+    console = memo.get("console")
+    if console is None:
+        console = memo["console"] = _MemoConsole(file=io.StringIO(), **TABLE_CONSOLE)  # type: ignore[arg-type]
+    renderable = _cached(renderable, memo)
+    parts = renderable.renderables if isinstance(renderable, Group) else [renderable]
+    options = console.options.reset_height()  # as a group draws its parts
+    out: list[str] = []
+    for k, part in enumerate(parts):
+        drawn = _part_lines(console, options, part, last=k == len(parts) - 1)
+        if drawn is None:  # a part that is not whole lines: the renderable drawn as one
+            out = [_html_line(line) for line in console.render_lines(renderable, console.options, pad=False)]
+            break
+        out += drawn
     return tuple(out)
+
+
+def _part_lines(console: Console, options: ConsoleOptions, part: Any, last: bool) -> tuple[str, ...] | None:
+    """The HTML lines of one part of a drawn table, kept in the memo; None if it is not kept there, or (but for the
+    last part) does not end its last line, so the next part's first line would continue it."""
+    if not isinstance(part, _Drawn):
+        return None
+    key = ("html", part.key, _options_key(options), last)
+    found = part.memo.get(key)
+    if found is None:
+        segments = part.__rich_console__(console, options)
+        if not last and segments and (segments[-1].control or not segments[-1].text.endswith("\n")):
+            return None
+        lines = Segment.split_and_crop_lines(segments, options.max_width, pad=False, include_new_lines=False)
+        html = part.memo.setdefault("lines", {})  # most lines of a table drawn again are lines drawn before
+        found = part.memo[key] = tuple(
+            html.get(row) or html.setdefault(row, _html_line(line)) for line in lines for row in [tuple(line)]
+        )
+    return found  # type: ignore[no-any-return]
+
+
+def _html_line(line: list[Segment]) -> str:
+    parts = []
+    for text, style, _ in Segment.filter_control(Segment.simplify(line)):
+        rule = style.get_html_style(TABLE_THEME) if style else ""
+        parts.append(f'<span class="{_css_class(rule)}">{escape(text)}</span>' if rule else escape(text))
+    return "".join(parts)
 
 
 def _table_html(game: Game, state: Any, seat: int | None) -> str:
