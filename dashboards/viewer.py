@@ -106,13 +106,29 @@ def _content(obj: Any) -> Any:
     if isinstance(obj, dict):
         return (dict, tuple((_content(k), _content(v)) for k, v in obj.items()))
     if type(obj) is Text:  # slots, no __dict__; a span's style is a str or a Style, both compared by value
-        return (Text, obj.plain, tuple(obj.spans), obj.style, obj.justify, obj.overflow, obj.no_wrap, obj.end,
-                obj.tab_size)
+        return (
+            Text,
+            obj.plain,
+            tuple(obj.spans),
+            obj.style,
+            obj.justify,
+            obj.overflow,
+            obj.no_wrap,
+            obj.end,
+            obj.tab_size,
+        )
     if type(obj) is _Drawn:
         return obj.key
     if type(obj) in (Column, Row):
         return (type(obj), tuple((name, _content(value)) for name, value in vars(obj).items()))
     raise _Uncached(type(obj).__name__)
+
+
+def _number(memo: dict[Any, Any], key: Any) -> int:
+    """`key` as a number, the same for every equal key in this memo: a key is hashed once, where it is made, and the
+    keys made of it (a table's, of its cells' numbers) stay small."""
+    numbers = memo.setdefault("numbers", {})
+    return numbers.setdefault(key, len(numbers))  # type: ignore[no-any-return]
 
 
 def _options_key(options: ConsoleOptions) -> tuple[Any, ...]:
@@ -171,8 +187,16 @@ class _MemoTable(Table):
         for cell in super()._get_cells(console, column_index, column):
             inner = cell.renderable
             if type(inner) is Padding and isinstance(inner.renderable, _Drawn):
-                key = ("pad", inner.renderable.key, inner.top, inner.right, inner.bottom, inner.left, inner.style,
-                       inner.expand)
+                key = (
+                    "pad",
+                    inner.renderable.key,
+                    inner.top,
+                    inner.right,
+                    inner.bottom,
+                    inner.left,
+                    inner.style,
+                    inner.expand,
+                )
                 cell = _Cell(cell.style, _Drawn(inner, key, self.memo), cell.vertical)
             yield cell
 
@@ -186,15 +210,17 @@ def _cached(renderable: Any, memo: dict[Any, Any]) -> Any:
         return renderable
     try:
         if type(renderable) is not Table:
-            return _Drawn(renderable, _content(renderable), memo)
+            return _Drawn(renderable, _number(memo, _content(renderable)), memo)
         table = copy.copy(renderable)  # the cells drawn through the memo too, in a copy (never the caller's)
         table.__class__ = _MemoTable
         table.memo = memo
         table.columns = [_cached_column(column, memo) for column in table.columns]
         # a table's key is made of its cells' keys, each made once
-        table.settings = _content({k: v for k, v in vars(renderable).items() if k not in ("columns", "rows")})
-        table.column_keys = [_content(column) for column in table.columns]
-        return _Drawn(table, (Table, table.settings, tuple(table.column_keys), _content(table.rows)), memo)
+        settings = _content({k: v for k, v in vars(renderable).items() if k not in ("columns", "rows")})
+        table.settings = _number(memo, settings)
+        table.column_keys = [_number(memo, _content(column)) for column in table.columns]
+        key = (Table, table.settings, tuple(table.column_keys), _content(table.rows))
+        return _Drawn(table, _number(memo, key), memo)
     except _Uncached:
         return renderable
 
