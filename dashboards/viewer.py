@@ -27,7 +27,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from html import escape
-from typing import Any
+from typing import Any, cast
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -211,7 +211,7 @@ def _cached(renderable: Any, memo: dict[Any, Any]) -> Any:
     try:
         if type(renderable) is not Table:
             return _Drawn(renderable, _number(memo, _content(renderable)), memo)
-        table = copy.copy(renderable)  # the cells drawn through the memo too, in a copy (never the caller's)
+        table = cast(_MemoTable, copy.copy(renderable))  # cells drawn through the memo, in a copy: not the caller's
         table.__class__ = _MemoTable
         table.memo = memo
         table.columns = [_cached_column(column, memo) for column in table.columns]
@@ -266,9 +266,9 @@ def _drawn_lines(game: Game, state: Any, seat: int | None, memo: dict[Any, Any] 
     With a `memo` (one per page), the tables, cells and lines drawn before are not drawn again."""
     renderable = presentation(game.name).render(state, seat)
     if memo is None:
-        console = Console(file=io.StringIO(), **TABLE_CONSOLE)  # type: ignore[arg-type]
-        return tuple(_html_line(line) for line in console.render_lines(renderable, console.options, pad=False))
-    console = memo.get("console")
+        alone = Console(file=io.StringIO(), **TABLE_CONSOLE)  # type: ignore[arg-type]
+        return tuple(_html_line(line) for line in alone.render_lines(renderable, alone.options, pad=False))
+    console: Console | None = memo.get("console")
     if console is None:
         console = memo["console"] = _MemoConsole(file=io.StringIO(), **TABLE_CONSOLE)  # type: ignore[arg-type]
     renderable = _cached(renderable, memo)
