@@ -120,8 +120,19 @@ def _content(obj: Any) -> Any:
     if type(obj) is _Drawn:
         return obj.key
     if type(obj) in (Column, Row):
-        return (type(obj), tuple((name, _content(value)) for name, value in vars(obj).items()))
+        return (type(obj), _fields(vars(obj)))
     raise _Uncached(type(obj).__name__)
+
+
+_PLAIN_TYPES = frozenset(_PLAIN)
+
+
+def _fields(fields: dict[str, Any]) -> tuple[Any, ...]:
+    """The key of an object's attributes: a plain value as itself with its type (most are), others by `_content`."""
+    return tuple(
+        (name, value.__class__, value) if value.__class__ in _PLAIN_TYPES else (name, _content(value))
+        for name, value in fields.items()
+    )
 
 
 def _number(memo: dict[Any, Any], key: Any) -> int:
@@ -216,7 +227,7 @@ def _cached(renderable: Any, memo: dict[Any, Any]) -> Any:
         table.memo = memo
         table.columns = [_cached_column(column, memo) for column in table.columns]
         # a table's key is made of its cells' keys, each made once
-        settings = _content({k: v for k, v in vars(renderable).items() if k not in ("columns", "rows")})
+        settings = _fields({k: v for k, v in vars(renderable).items() if k not in ("columns", "rows")})
         table.settings = _number(memo, settings)
         table.column_keys = [_number(memo, _content(column)) for column in table.columns]
         key = (Table, table.settings, tuple(table.column_keys), _content(table.rows))
