@@ -19,6 +19,7 @@ played on with a bot through the branch route (with the reader's own token), and
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import io
 import json
@@ -26,13 +27,19 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from html import escape
-from typing import Any
+from typing import Any, cast
 
 import pandas as pd
 import plotly.graph_objects as go
-from rich.console import Console
+from rich.box import Box
+from rich.console import Console, ConsoleOptions, Group
+from rich.measure import Measurement
+from rich.padding import Padding
 from rich.segment import Segment
+from rich.style import Style
+from rich.table import Column, Row, Table, _Cell
 from rich.terminal_theme import DEFAULT_TERMINAL_THEME
+from rich.text import Text
 
 from loom.dashboards.figures import COLOURS, _layout
 from loom.dashboards.page import Section, page
@@ -80,20 +87,239 @@ def _css_class(rule: str) -> str:
     return name
 
 
-def _drawn_lines(game: Game, state: Any, seat: int | None) -> tuple[str, ...]:
-    """The game's own rendering of `state` (the one `logs replay` prints), a line of escaped HTML each, every style
-    a class: text is escaped and no link is drawn, so no string from a log can become markup, a link or a style."""
-    console = Console(
-        width=120, file=io.StringIO(), color_system="truecolor", highlight=False, markup=False, emoji=False
+class _Uncached(Exception):
+    """A renderable the cache cannot key by its content: it is drawn as it is."""
+
+
+_PLAIN = (str, int, float, bool, type(None))
+
+
+def _content(obj: Any) -> Any:
+    """A hashable key of everything a drawing of `obj` depends on (rich's own classes and plain values only; anything
+    else is _Uncached): two renderables with one key draw the same segments at the same options."""
+    if isinstance(obj, _PLAIN):
+        return (type(obj), obj)
+    if isinstance(obj, (Style, Box)):  # immutable: a Style compares by value, a Box (a module constant) by itself
+        return obj
+    if isinstance(obj, (list, tuple)):
+        return (type(obj), tuple(_content(item) for item in obj))
+    if isinstance(obj, dict):
+        return (dict, tuple((_content(k), _content(v)) for k, v in obj.items()))
+    if type(obj) is Text:  # slots, no __dict__; a span's style is a str or a Style, both compared by value
+        return (
+            Text,
+            obj.plain,
+            tuple(obj.spans),
+            obj.style,
+            obj.justify,
+            obj.overflow,
+            obj.no_wrap,
+            obj.end,
+            obj.tab_size,
+        )
+    if type(obj) is _Drawn:
+        return obj.key
+    if type(obj) in (Column, Row):
+        return (type(obj), _fields(vars(obj)))
+    raise _Uncached(type(obj).__name__)
+
+
+_PLAIN_TYPES = frozenset(_PLAIN)
+
+
+def _fields(fields: dict[str, Any]) -> tuple[Any, ...]:
+    """The key of an object's attributes: a plain value as itself with its type (most are), others by `_content`."""
+    return tuple(
+        (name, value.__class__, value) if value.__class__ in _PLAIN_TYPES else (name, _content(value))
+        for name, value in fields.items()
     )
-    out = []
-    for line in console.render_lines(presentation(game.name).render(state, seat), console.options, pad=False):
-        parts = []
-        for text, style, _ in Segment.filter_control(Segment.simplify(line)):
-            rule = style.get_html_style(TABLE_THEME) if style else ""
-            parts.append(f'<span class="{_css_class(rule)}">{escape(text)}</span>' if rule else escape(text))
-        out.append("".join(parts))
+
+
+def _number(memo: dict[Any, Any], key: Any) -> int:
+    """`key` as a number, the same for every equal key in this memo: a key is hashed once, where it is made, and the
+    keys made of it (a table's, of its cells' numbers) stay small."""
+    numbers = memo.setdefault("numbers", {})
+    return numbers.setdefault(key, len(numbers))  # type: ignore[no-any-return]
+
+
+def _options_key(options: ConsoleOptions) -> tuple[Any, ...]:
+    return tuple(vars(options).values())
+
+
+class _Drawn:
+    """A renderable drawn once per width: the same segments and measure as the renderable it wraps, kept in `memo`
+    by its content and the options it is drawn with (one table after every event is mostly the one before)."""
+
+    __slots__ = ("inner", "key", "memo")
+
+    def __init__(self, inner: Any, key: Any, memo: dict[Any, Any]) -> None:
+        self.inner = inner
+        self.key = key
+        self.memo = memo
+
+    @property
+    def vertical(self) -> Any:  # a table cell's vertical alignment, read by rich from the cell
+        return getattr(self.inner, "vertical", None)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> list[Segment]:
+        key = ("draw", self.key, _options_key(options))
+        found = self.memo.get(key)
+        if found is None:
+            found = self.memo[key] = list(console.render(self.inner, options))
+        return found  # type: ignore[no-any-return]
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        key = ("measure", self.key, _options_key(options))
+        found = self.memo.get(key)
+        if found is None:
+            found = self.memo[key] = Measurement.get(console, options, self.inner)
+        return found  # type: ignore[no-any-return]
+
+
+class _MemoTable(Table):
+    """A table whose cells, padded as rich pads them, are drawn through a memo (_Drawn): rich's own layout, with
+    every cell it has drawn before at that width taken from the memo."""
+
+    memo: dict[Any, Any]
+    settings: Any  # the key of everything but the columns and rows
+    column_keys: list[Any]
+
+    def _measure_column(self, console: Console, options: ConsoleOptions, column: Column) -> Measurement:
+        # A column's measure depends on its cells, its place (the edge columns are padded differently) and the table's
+        # settings: most columns are the same from one event to the next.
+        index = column._index
+        key = ("column", self.settings, self.column_keys[index], index, len(self.columns), _options_key(options))
+        found = self.memo.get(key)
+        if found is None:
+            found = self.memo[key] = super()._measure_column(console, options, column)
+        return found  # type: ignore[no-any-return]
+
+    def _get_cells(self, console: Console, column_index: int, column: Column) -> Iterable[_Cell]:
+        for cell in super()._get_cells(console, column_index, column):
+            inner = cell.renderable
+            if type(inner) is Padding and isinstance(inner.renderable, _Drawn):
+                key = (
+                    "pad",
+                    inner.renderable.key,
+                    inner.top,
+                    inner.right,
+                    inner.bottom,
+                    inner.left,
+                    inner.style,
+                    inner.expand,
+                )
+                cell = _Cell(cell.style, _Drawn(inner, key, self.memo), cell.vertical)
+            yield cell
+
+
+def _cached(renderable: Any, memo: dict[Any, Any]) -> Any:
+    """`renderable` with every table and table cell in it drawn through `memo` (_Drawn); what the cache cannot key is
+    left as it is."""
+    if isinstance(renderable, Group):
+        return Group(*(_cached(part, memo) for part in renderable.renderables), fit=renderable.fit)
+    if type(renderable) not in (str, Text, Table):
+        return renderable
+    try:
+        if type(renderable) is not Table:
+            return _Drawn(renderable, _number(memo, _content(renderable)), memo)
+        table = cast(_MemoTable, copy.copy(renderable))  # cells drawn through the memo, in a copy: not the caller's
+        table.__class__ = _MemoTable
+        table.memo = memo
+        table.columns = [_cached_column(column, memo) for column in table.columns]
+        # a table's key is made of its cells' keys, each made once
+        settings = _fields({k: v for k, v in vars(renderable).items() if k not in ("columns", "rows")})
+        table.settings = _number(memo, settings)
+        table.column_keys = [_number(memo, _content(column)) for column in table.columns]
+        key = (Table, table.settings, tuple(table.column_keys), _content(table.rows))
+        return _Drawn(table, _number(memo, key), memo)
+    except _Uncached:
+        return renderable
+
+
+def _cached_column(column: Column, memo: dict[Any, Any]) -> Column:
+    column = copy.copy(column)
+    column.header = _cached(column.header, memo)
+    column.footer = _cached(column.footer, memo)
+    column._cells = [_cached(cell, memo) for cell in column._cells]
+    return column
+
+
+class _MemoConsole(Console):
+    """The tables' console: the lines of a _Drawn renderable, drawn once per options and style, kept in its memo."""
+
+    def render_lines(
+        self,
+        renderable: Any,
+        options: ConsoleOptions | None = None,
+        *,
+        style: Style | None = None,
+        pad: bool = True,
+        new_lines: bool = False,
+    ) -> list[list[Segment]]:
+        if not isinstance(renderable, _Drawn):
+            return super().render_lines(renderable, options, style=style, pad=pad, new_lines=new_lines)
+        key = ("lines", renderable.key, _options_key(options or self.options), style, pad, new_lines)
+        found = renderable.memo.get(key)
+        if found is None:
+            found = renderable.memo[key] = super().render_lines(
+                renderable, options, style=style, pad=pad, new_lines=new_lines
+            )
+        return [line[:] for line in found]  # rich's callers may reshape the lines they are given
+
+
+TABLE_CONSOLE = {"width": 120, "color_system": "truecolor", "highlight": False, "markup": False, "emoji": False}
+"""The console the tables are drawn on (a memo of drawings holds for this console only)."""
+
+
+def _drawn_lines(game: Game, state: Any, seat: int | None, memo: dict[Any, Any] | None = None) -> tuple[str, ...]:
+    """The game's own rendering of `state` (the one `logs replay` prints), a line of escaped HTML each, every style
+    a class: text is escaped and no link is drawn, so no string from a log can become markup, a link or a style.
+    With a `memo` (one per page), the tables, cells and lines drawn before are not drawn again."""
+    renderable = presentation(game.name).render(state, seat)
+    if memo is None:
+        alone = Console(file=io.StringIO(), **TABLE_CONSOLE)  # type: ignore[arg-type]
+        return tuple(_html_line(line) for line in alone.render_lines(renderable, alone.options, pad=False))
+    console: Console | None = memo.get("console")
+    if console is None:
+        console = memo["console"] = _MemoConsole(file=io.StringIO(), **TABLE_CONSOLE)  # type: ignore[arg-type]
+    renderable = _cached(renderable, memo)
+    parts = renderable.renderables if isinstance(renderable, Group) else [renderable]
+    options = console.options.reset_height()  # as a group draws its parts
+    out: list[str] = []
+    for k, part in enumerate(parts):
+        drawn = _part_lines(console, options, part, last=k == len(parts) - 1)
+        if drawn is None:  # a part that is not whole lines: the renderable drawn as one
+            out = [_html_line(line) for line in console.render_lines(renderable, console.options, pad=False)]
+            break
+        out += drawn
     return tuple(out)
+
+
+def _part_lines(console: Console, options: ConsoleOptions, part: Any, last: bool) -> tuple[str, ...] | None:
+    """The HTML lines of one part of a drawn table, kept in the memo; None if it is not kept there, or (but for the
+    last part) does not end its last line, so the next part's first line would continue it."""
+    if not isinstance(part, _Drawn):
+        return None
+    key = ("html", part.key, _options_key(options), last)
+    found = part.memo.get(key)
+    if found is None:
+        segments = part.__rich_console__(console, options)
+        if not last and segments and (segments[-1].control or not segments[-1].text.endswith("\n")):
+            return None
+        lines = Segment.split_and_crop_lines(segments, options.max_width, pad=False, include_new_lines=False)
+        html = part.memo.setdefault("lines", {})  # most lines of a table drawn again are lines drawn before
+        found = part.memo[key] = tuple(
+            html.get(row) or html.setdefault(row, _html_line(line)) for line in lines for row in [tuple(line)]
+        )
+    return found  # type: ignore[no-any-return]
+
+
+def _html_line(line: list[Segment]) -> str:
+    parts = []
+    for text, style, _ in Segment.filter_control(Segment.simplify(line)):
+        rule = style.get_html_style(TABLE_THEME) if style else ""
+        parts.append(f'<span class="{_css_class(rule)}">{escape(text)}</span>' if rule else escape(text))
+    return "".join(parts)
 
 
 def _table_html(game: Game, state: Any, seat: int | None) -> str:
@@ -111,12 +337,13 @@ def table_styles(lines: Iterable[str]) -> str:
 def positions(game: Game, events: Sequence[Any], seat: int | None) -> list[Position]:
     """The board right after every event, as `seat` (None: everyone) sees it there."""
     out: list[Position] = []
+    memo: dict[Any, Any] = {}
     state = game.blank()
     for k, event in enumerate(events):
         state = game.apply(state, event.payload)
         shown = state if seat is None else game.view(state, seat)
         turn = events[k + 1].turn if k + 1 < len(events) else event.turn + 1
-        out.append(Position(event.seq, turn, list(game.scores(shown)), _drawn_lines(game, shown, seat)))
+        out.append(Position(event.seq, turn, list(game.scores(shown)), _drawn_lines(game, shown, seat, memo)))
     return out
 
 

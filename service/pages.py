@@ -11,7 +11,11 @@ as a header), so it can list, branch and estimate exactly what that token may, a
 
 from __future__ import annotations
 
+import hashlib
+import threading
 import time
+import weakref
+from collections import OrderedDict
 from datetime import datetime
 from typing import Annotated
 
@@ -93,7 +97,46 @@ def replay(
     except ImportError as error:
         raise PagesMissing(f"the replay viewer is not available on this server ({error})") from None
     shown = None if viewer == OMNISCIENT else int(viewer)
-    return _served(replay_html(service.db.reader(), game_id, seat=shown, plotly=PLOTLY_JS, whatif=True))
+    reader = service.db.reader()
+    if info.status != "finished":  # an open game's page is made afresh: it must show the latest move
+        return _served(replay_html(reader, game_id, seat=shown, plotly=PLOTLY_JS, whatif=True))
+    # A finished game's events never change; its page still follows its row (notes) and its analysis (logs analyse).
+    analysis = hashlib.sha256(
+        (reader.win_chance_frame(game_id).to_json() + reader.key_moment_frame(game_id).to_json()).encode()
+    ).hexdigest()
+    key = (game_id, shown, repr(info), analysis)
+    pages = _finished_pages(service)
+    with _PAGES_LOCK:
+        page = pages.get(key)
+        if page is not None:
+            pages.move_to_end(key)
+    if page is None:
+        page = replay_html(reader, game_id, seat=shown, plotly=PLOTLY_JS, whatif=True)
+        with _PAGES_LOCK:
+            pages[key] = page
+            while len(pages) > FINISHED_PAGES:
+                pages.popitem(last=False)
+    return _served(page)
+
+
+FINISHED_PAGES = 32
+"""Replay pages of finished games a server keeps (by game and view, the most recently read): the second reader of a
+long game's page does not wait for it to be drawn again."""
+
+_PAGES: dict[int, tuple[weakref.ref[Service], OrderedDict[tuple[object, ...], str]]] = {}
+_PAGES_LOCK = threading.Lock()
+
+
+def _finished_pages(service: Service) -> OrderedDict[tuple[object, ...], str]:
+    """The kept pages of this server (a Service is not hashable: kept by its id, and dropped once it is gone)."""
+    with _PAGES_LOCK:
+        for number, (ref, _) in list(_PAGES.items()):
+            if ref() is None:
+                del _PAGES[number]
+        found = _PAGES.get(id(service))
+        if found is None or found[0]() is not service:
+            found = _PAGES[id(service)] = (weakref.ref(service), OrderedDict())
+        return found[1]
 
 
 def _served(page: str) -> HTMLResponse:

@@ -140,3 +140,18 @@ def test_a_served_page_runs_no_script_it_did_not_bring_in_a_browser(api: Api) ->
         tab.page.wait_for_timeout(300)
         assert tab.page.evaluate("[window.injected, window.clicked, window.handled]") == [None, None, None]
         assert tab.errors and all("Content Security Policy" in error for error in tab.errors)
+
+
+def test_an_open_games_replay_shows_each_new_move_and_a_finished_ones_is_the_same_page_again(api: Api) -> None:
+    created = api.create("motto", ["Ann", "Ben", "Cy"], seed=3)
+    game_id, seats, table = created["id"], created["tokens"]["seats"], created["tokens"]["table"]
+    before = api.call("GET", f"/games/{game_id}/replay?token={table}")
+    now = api.ok("GET", f"/games/{game_id}/state", seats[0])
+    mover = now["to_move"]
+    action = api.ok("GET", f"/games/{game_id}/state", seats[mover])["legal"][0]
+    api.ok("POST", f"/games/{game_id}/actions", seats[mover], json={"expected_seq": now["seq"], "action": action})
+    after = api.call("GET", f"/games/{game_id}/replay?token={table}")
+    assert before.status_code == after.status_code == 200
+    assert after.text.count('class="move"') > before.text.count('class="move"')  # not a page kept from before
+    finished = [api.call("GET", "/games/2/replay?as=all", ADMIN) for _ in range(2)]
+    assert finished[0].status_code == 200 and finished[0].text == finished[1].text
