@@ -287,7 +287,7 @@ def main() -> None:
         return
     games, seconds, reads = (100, 2.0, 200) if args.quick else (1000, 8.0, 1000)
     warmup = 1.0
-    params = {"recorded_games": games, "seconds_per_phase": seconds, "warmup_s": warmup, "reads": reads}
+    params: dict[str, Any] = {"recorded_games": games, "seconds_per_phase": seconds, "warmup_s": warmup, "reads": reads}
     params["repeats"] = args.repeat
     params["pool"] = f"games created before each phase: enough for {POOL_RATE:,} appends/s, at least 2 per client"
     report = Report(NAME, "The HTTP service: appends next to the one-row-per-request floor", params)
