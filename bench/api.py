@@ -6,9 +6,15 @@ The servers run in processes of their own (`logs serve`; the floor app), on free
 each of Loom's phases follows the floor's with as many clients. The load comes from one more process, cheap so that
 it leaves the servers most of the two cores: asyncio on uvloop with raw HTTP/1.1 keep-alive connections (one per
 client, hand-written requests, orjson), no HTTP library. Each client waits for the answer to its append before
-sending the next (the answer lists the legal actions it picks the next one from), and starts a new game (not timed)
-when its game ends. Each phase runs for a fixed time after a warm-up; appends/s is over that time, p50/p99 of every
-append in it.
+sending the next (the answer lists the legal actions it picks the next one from), and takes another game when its
+game ends. Each phase runs for a fixed time after a warm-up; appends/s is over that time, p50/p99 of every append in
+it.
+
+The games are created before the timed window, as the floor's table exists before its: each of Loom's phases first
+tops up a pool of open games (`POST /games`, then its first `GET /state`) with as many clients, and that creation is
+reported as a figure of its own (ms per game, games/s). The games a phase leaves open go on in the next phase on the
+same server. Should a phase use up its pool, its clients create games inside the window, as before, and the report
+counts them. The floor and the load client are as they were.
 
     .venv/bin/python bench/api.py            # 8 s per phase, 1,000 recorded games, 1,000 reads
     .venv/bin/python bench/api.py --quick    # 2 s per phase, 100 games, 200 reads
@@ -55,6 +61,11 @@ from loom.service.server import free_port  # noqa: E402
 NAME = "api"
 ADMIN = "bench-admin-token-0123456789"
 CLIENTS = (1, 8, 64)
+# Open games made ready before each of Loom's phases: enough for this many appends/s over the warm-up and the timed
+# window (a Motto game of three is ~116 appends), and at least two per client. A phase that uses them up creates
+# more inside its window, counted in the report.
+POOL_RATE = 4000
+APPENDS_PER_GAME = 110
 
 
 @contextmanager
@@ -124,34 +135,68 @@ class Connection:
         self.writer.close()
 
 
-class Phase:
-    """Shared by a phase's clients: when timing starts and stops, and every timed append."""
+async def new_game(connection: Connection, rng: Random) -> dict[str, Any]:
+    """Create a game and read its first state: {"table": its table's token, "now": the state}."""
+    status, created = await connection.request(
+        "POST", "/games", {"game": GAME, "players": ["A", "B", "C"], "seed": rng.randrange(1 << 30)}, ADMIN
+    )
+    assert status == 201, created
+    table = created["tokens"]["table"]
+    status, now = await connection.request("GET", f"/games/{created['id']}/state", token=table)
+    assert status == 200, now
+    return {"table": table, "now": now}
 
-    def __init__(self, warmup: float, seconds: float) -> None:
+
+async def top_up(pool: list[dict[str, Any]], target: int, host: str, port: int, clients: int, seed: int) -> list[float]:
+    """Create games (with `clients` connections at once) until `pool` holds `target`; the time of each creation."""
+    times: list[float] = []
+
+    async def creator(rng: Random) -> None:
+        connection = await Connection.open(host, port)
+        while len(pool) + clients_busy[0] < target:
+            clients_busy[0] += 1
+            start = time.perf_counter()
+            game = await new_game(connection, rng)
+            times.append(time.perf_counter() - start)
+            clients_busy[0] -= 1
+            pool.append(game)
+        connection.close()
+
+    clients_busy = [0]
+    await asyncio.gather(*(creator(Random(seed * 7919 + i)) for i in range(clients)))
+    return times
+
+
+class Phase:
+    """Shared by a phase's clients: when timing starts and stops, every timed append, and the games to play."""
+
+    def __init__(self, warmup: float, seconds: float, pool: list[dict[str, Any]] | None = None) -> None:
         now = time.perf_counter()
         self.start, self.stop = now + warmup, now + warmup + seconds
         self.times: list[float] = []
+        self.pool = pool if pool is not None else []
+        self.created_in_window = 0
 
 
 async def loom_client(phase: Phase, host: str, port: int, seed: int) -> None:
-    """Append actions of the table to games of its own, a new game whenever one ends."""
+    """Append actions of the table to games of its own, the next game from the pool whenever one ends."""
     rng, connection = Random(seed), await Connection.open(host, port)
-    now: dict[str, Any] = {"status": "finished"}
+    game: dict[str, Any] = {"now": {"status": "finished"}}
     while True:
-        if now["status"] == "finished":
-            status, created = await connection.request(
-                "POST", "/games", {"game": GAME, "players": ["A", "B", "C"], "seed": rng.randrange(1 << 30)}, ADMIN
-            )
-            assert status == 201, created
-            table = created["tokens"]["table"]
-            status, now = await connection.request("GET", f"/games/{created['id']}/state", token=table)
-            assert status == 200, now
+        if game["now"]["status"] == "finished":
+            if phase.pool:
+                game = phase.pool.pop()
+            else:  # the pool is used up: a game created as before, counted
+                game = await new_game(connection, rng)
+                phase.created_in_window += 1
+        now, table = game["now"], game["table"]
         body = {"expected_seq": now["seq"], "action": now["legal"][rng.randrange(len(now["legal"]))]}
         sent = time.perf_counter()
         if sent >= phase.stop:
+            phase.pool.append(game)  # still open: the next phase goes on with it
             break
-        status, now = await connection.request("POST", f"/games/{now['id']}/actions", body, table)
-        assert status == 200, now
+        status, game["now"] = await connection.request("POST", f"/games/{now['id']}/actions", body, table)
+        assert status == 200, game["now"]
         if sent >= phase.start:
             phase.times.append(time.perf_counter() - sent)
     connection.close()
@@ -173,22 +218,40 @@ async def floor_client(phase: Phase, host: str, port: int, seed: int) -> None:
     connection.close()
 
 
-async def drive(kind: str, base: str, clients: int, warmup: float, seconds: float) -> dict[str, Any]:
-    """Run one phase; appends/s over the timed seconds, and each append's time."""
+async def drive(
+    kind: str, base: str, clients: int, warmup: float, seconds: float, pool: list[dict[str, Any]], target: int
+) -> dict[str, Any]:
+    """Run one phase (Loom's after topping up its pool of open games to `target`); appends/s over the timed seconds,
+    each append's time, each game creation's time and the games left open."""
     host, port = base.removeprefix("http://").split(":")
+    creations: list[float] = []
+    start = time.perf_counter()
+    if kind == "loom":
+        creations = await top_up(pool, target, host, int(port), clients, len(pool) + target)
+    creating = time.perf_counter() - start
     client = loom_client if kind == "loom" else floor_client
-    phase = Phase(warmup, seconds)
+    phase = Phase(warmup, seconds, pool)
     await asyncio.gather(*(client(phase, host, int(port), 1000 + i) for i in range(clients)))
-    return {"rate": len(phase.times) / seconds, "times": phase.times}
+    return {
+        "rate": len(phase.times) / seconds,
+        "times": phase.times,
+        "creations": creations,
+        "creating_s": creating,
+        "created_in_window": phase.created_in_window,
+        "pool": phase.pool,
+    }
 
 
-def load(kind: str, base: str, clients: int, warmup: float, seconds: float) -> dict[str, Any]:
+def load(
+    kind: str, base: str, clients: int, warmup: float, seconds: float, pool: list[dict[str, Any]], target: int = 0
+) -> dict[str, Any]:
     """One phase, driven from a process of its own (so the load and the server are each one process)."""
     with tempfile.TemporaryDirectory(prefix="loom-api-load-") as tmp:
-        out = Path(tmp) / "phase.json"
-        spec = json.dumps([kind, base, clients, warmup, seconds, str(out)])
+        out, given = Path(tmp) / "phase.json", Path(tmp) / "pool.json"
+        given.write_bytes(orjson.dumps(pool))
+        spec = json.dumps([kind, base, clients, warmup, seconds, str(out), str(given), target])
         subprocess.run([sys.executable, __file__, "--drive", spec], check=True, cwd=_BENCH.parent)
-        return json.loads(out.read_text())  # type: ignore[no-any-return]
+        return orjson.loads(out.read_bytes())  # type: ignore[no-any-return]
 
 
 def read_latencies(base: str, games: list[tuple[int, int]], reads: int, seed: int, token: str | None) -> list[float]:
@@ -217,15 +280,16 @@ def main() -> None:
     )
     args = p.parse_args()
     if args.drive:
-        kind, base, clients, warmup, seconds, out = json.loads(args.drive)
-        phase = drive(kind, base, clients, warmup, seconds)
+        kind, base, clients, warmup, seconds, out, given, target = json.loads(args.drive)
+        phase = drive(kind, base, clients, warmup, seconds, orjson.loads(Path(given).read_bytes()), target)
         # To a file, not stdout: a line of 64 KB and more printed to the pipe was cut, now and then.
-        Path(out).write_text(json.dumps(uvloop.run(phase) if uvloop is not None else asyncio.run(phase)))
+        Path(out).write_bytes(orjson.dumps(uvloop.run(phase) if uvloop is not None else asyncio.run(phase)))
         return
     games, seconds, reads = (100, 2.0, 200) if args.quick else (1000, 8.0, 1000)
     warmup = 1.0
-    params = {"recorded_games": games, "seconds_per_phase": seconds, "warmup_s": warmup, "reads": reads}
+    params: dict[str, Any] = {"recorded_games": games, "seconds_per_phase": seconds, "warmup_s": warmup, "reads": reads}
     params["repeats"] = args.repeat
+    params["pool"] = f"games created before each phase: enough for {POOL_RATE:,} appends/s, at least 2 per client"
     report = Report(NAME, "The HTTP service: appends next to the one-row-per-request floor", params)
     with temp_dir(NAME) as tmp:
         db = tmp / "api.duckdb"
@@ -249,12 +313,15 @@ def main() -> None:
                 before_command, before_port = loom_server(tmp / "before.duckdb", args.before)
                 bases["before"] = servers.enter_context(served(before_command, before_port, "/openapi.json"))
             runs: dict[tuple[str, int], list[dict[str, Any]]] = {}
+            pools: dict[str, list[dict[str, Any]]] = {kind: [] for kind in bases}  # each server's open games
             for _ in range(args.repeat):
                 for clients in args.clients:
+                    target = max(2 * clients, -(-POOL_RATE * int(warmup + seconds) // APPENDS_PER_GAME))
                     for kind, base in bases.items():
-                        runs.setdefault((kind, clients), []).append(
-                            load("floor" if kind == "floor" else "loom", base, clients, warmup, seconds)
-                        )
+                        driver = "floor" if kind == "floor" else "loom"
+                        done = load(driver, base, clients, warmup, seconds, pools[kind], target)
+                        pools[kind] = done.pop("pool")
+                        runs.setdefault((kind, clients), []).append(done)
             merged = {key: _merged(done) for key, done in runs.items()}
             floor = {clients: merged["floor", clients] for clients in args.clients}
             loom = {clients: merged["loom", clients] for clients in args.clients}
@@ -276,6 +343,21 @@ def main() -> None:
                     old = percentiles([t * 1000 for t in before[clients]["times"]])
                     note = f"p50 {old['p50']:.1f} ms, p99 {old['p99']:.1f} ms ({args.before})"
                     report.add(f"Loom before, {label}", before[clients]["rate"], "appends/s", note, f"before_{clients}")
+                if ours["created_in_window"]:
+                    note = "the pool ran out: created inside the timed window, as before"
+                    report.add(f"Loom games created while timed, {label}", ours["created_in_window"], "games", note)
+            report.section("game creation before each phase (POST /games + its first GET /state), not in the above")
+            for clients in args.clients:
+                for kind, title in (("loom", "Loom"), ("before", "Loom before")):
+                    if (kind, clients) not in merged or not merged[kind, clients]["creations"]:
+                        continue
+                    created = merged[kind, clients]
+                    spread = percentiles([t * 1000 for t in created["creations"]])
+                    label = f"{clients} client{'s' if clients > 1 else ''}"
+                    rate = len(created["creations"]) / created["creating_s"]
+                    note = f"{len(created['creations']):,} games, p99 {spread['p99']:.1f} ms, {rate:,.0f} games/s"
+                    key = f"{kind}_create_{clients}"
+                    report.add(f"{title} new game, {label}: median", spread["p50"], "ms", note, key)
             report.section(f"state at a random turn of {games:,} recorded games")
             for label, token in (("whole state (admin token)", ADMIN), ("public view (no token)", None)):
                 spread = percentiles([t * 1000 for t in read_latencies(base, recorded, reads, args.seed, token)])
@@ -287,7 +369,13 @@ def main() -> None:
 
 def _merged(runs: list[dict[str, Any]]) -> dict[str, Any]:
     """Repeated phases as one: the median rate, and every append's time."""
-    return {"rate": statistics.median(run["rate"] for run in runs), "times": [t for run in runs for t in run["times"]]}
+    return {
+        "rate": statistics.median(run["rate"] for run in runs),
+        "times": [t for run in runs for t in run["times"]],
+        "creations": [t for run in runs for t in run["creations"]],
+        "creating_s": sum(run["creating_s"] for run in runs),
+        "created_in_window": sum(run["created_in_window"] for run in runs),
+    }
 
 
 if __name__ == "__main__":
