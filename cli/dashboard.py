@@ -63,7 +63,9 @@ def dashboard_command(
             "behind) and left out of the dashboard; run it again in a moment",
             markup=False,
         )
-    out.print(f"wrote the dashboard to {escape(str(output))} ({len(html) / 1e6:.1f} MB); open it in a browser")
+    out.print(
+        f"wrote the dashboard to {escape(str(output))} ({len(html) / 1e6:.1f} MB); open it in a browser", soft_wrap=True
+    )
 
 
 def _from_lake(lake: Path, game: str | None, since: datetime | None, bot: str | None, self_play: bool) -> str:

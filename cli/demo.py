@@ -67,7 +67,7 @@ def demo_command(
     with open_store(db, read_only=True) as store:
         write_page(dashboard, report_html(store, rules.name))
         write_page(replay_page, replay_html(store, game_id))
-    out.print(f"wrote {escape(str(dashboard))} and {escape(str(replay_page))}: open them in a browser")
+    out.print(f"wrote {escape(str(dashboard))} and {escape(str(replay_page))}: open them in a browser", soft_wrap=True)
     out.print(
         f"\nNext: [bold]logs show {game_id}[/], [bold]logs replay {game_id} --turn 5 --as 0[/], "
         f"[bold]logs export {game_id}[/], [bold]logs dashboard --game {escape(rules.name)}[/]"

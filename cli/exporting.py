@@ -124,9 +124,9 @@ def export_command(
         except OSError as error:
             raise LoomError(f"cannot write {output}: {error.strerror}") from None
     if count == 1 and len(chosen.ranges) == 1 and chosen.ranges[0][0] == chosen.ranges[0][1]:
-        out.print(f"wrote game {chosen.ranges[0][0]} ({events} events) to {escape(str(output))}")
+        out.print(f"wrote game {chosen.ranges[0][0]} ({events} events) to {escape(str(output))}", soft_wrap=True)
     else:
-        out.print(f"wrote {count} games ({events:,} events) to {escape(str(output))}")
+        out.print(f"wrote {count} games ({events:,} events) to {escape(str(output))}", soft_wrap=True)
 
 
 def _to_stdout(store: Store, count: int) -> None:

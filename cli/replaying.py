@@ -183,7 +183,7 @@ def _write_replay_page(game_id: int, seat: int | None, path: Path, db: Path | No
     with open_store(db, read_only=True) as store:
         page = replay_html(store, game_id, seat)
     write_page(path, page)
-    out.print(f"wrote the replay of game {game_id} to {escape(str(path))}; open it in a browser")
+    out.print(f"wrote the replay of game {game_id} to {escape(str(path))}; open it in a browser", soft_wrap=True)
 
 
 @app.command("branch")

@@ -10,7 +10,7 @@ from tests.cli.run import fails, logs, ok
 
 
 def said(*args: str | Path) -> str:
-    """What a command that succeeds prints, on one line (the console wraps a long path)."""
+    """What a command that succeeds prints, its whitespace made single spaces."""
     return " ".join(ok(*args).split())
 
 

@@ -38,6 +38,7 @@ from tests.service.client import ADMIN, Api
 
 PHONE = {"width": 390, "height": 844}
 SCREENSHOT = Path(__file__).parents[2] / "docs" / "recorder.png"
+"""The README's picture, taken again when LOOM_SCREENSHOTS=1 (else the test's screenshot goes to its own folder)."""
 UNDO_AFTER = 6
 """Taps into each game before its one undo."""
 MAX_TAPS = 1500
@@ -167,7 +168,7 @@ def _words(value: Any) -> set[str]:
     return {str(value)} if isinstance(value, str) else set()
 
 
-def _record(api: Api, pages: dict[str, Any], game: str, shot: bool, watcher: Any | None) -> dict[str, Any]:
+def _record(api: Api, pages: dict[str, Any], game: str, shot: Path | None, watcher: Any | None) -> dict[str, Any]:
     """Record one whole game: the table's page starts it and hands seat 1 to the seat's page; each page taps what it
     records. Returns what the test checks afterwards."""
     table, seat = pages["table"], pages["seat"]
@@ -213,9 +214,9 @@ def _record(api: Api, pages: dict[str, Any], game: str, shot: bool, watcher: Any
             undone, game_id = True, _data(table)["game"]
             _at(seat, game_id, _data(table)["seq"])  # the seat's page follows to the branch by itself
             continue
-        if shot and taps >= 12:  # the table's page mid-game, the deal done: the README's picture
-            table.screenshot(path=str(SCREENSHOT))
-            shot = False
+        if shot is not None and taps >= 12:  # the table's page mid-game, the deal done: the README's picture
+            table.screenshot(path=str(shot))
+            shot = None
         done = _tap_all(table, truth)
         assert done, "the table's page records nothing"
         taps += done
@@ -279,7 +280,8 @@ def test_a_game_recorded_on_two_phones_exports_and_imports_with_the_same_scores(
                 page = context.new_page()
                 page.on("pageerror", lambda error: errors.append(str(error)))
                 pages[name] = page
-            recorded = _record(api, pages, game, first, pages.get("watcher"))
+            picture = SCREENSHOT if os.environ.get("LOOM_SCREENSHOTS") == "1" else tmp_path / "recorder.png"
+            recorded = _record(api, pages, game, picture if first else None, pages.get("watcher"))
             assert errors == []
         finally:
             browser.close()
