@@ -87,8 +87,8 @@ def test_a_what_if_on_the_served_board_branches_plays_on_and_shows_in_the_tree(a
 def test_a_seat_plays_a_what_if_on_its_board_from_a_deal_sampled_from_its_view(api: Api) -> None:
     with browser_tab(f"{api.base}/games/8/replay?token={_seat_token(api, 8, 2)}") as tab:
         page = tab.page
-        page.keyboard.press("ArrowRight")
-        page.keyboard.press("ArrowRight")  # turn 3: seat 2 to move, so its token lists its actions
+        page.keyboard.press("Shift+ArrowRight")  # a turn at a time (the arrows alone step a move)
+        page.keyboard.press("Shift+ArrowRight")  # turn 3: seat 2 to move, so its token lists its actions
         page.wait_for_selector("#legal li button.legal")
         assert "turn 3" in page.inner_text("#whatif-status")
         page.select_option("#whatif-bot", "random")
