@@ -192,6 +192,8 @@ def main() -> None:
         report.add("old search time per move", round(1000 * flat_s, 1), "ms", f"{budget} playouts",
                    key=f"{key}_flat_ms")  # fmt: skip
         budgets = {"ismcts": equal, "flat": budget}
+        print(f"{name}: calibrated: ISMCTS {1000 * ismcts_s:.0f} ms, old {1000 * flat_s:.0f} ms per move at {budget}; "
+              f"ISMCTS gets {equal} iterations", file=sys.stderr)  # fmt: skip
         h2h = head_to_head(name, games, budgets, args.seed, args.workers)
         low, high = wilson(round(h2h["ahead"]), games)
         report.add(f"ISMCTS ({equal} iterations) ahead of the old search", round(100 * h2h["ahead"] / games, 1), "%",
