@@ -161,6 +161,7 @@ def main() -> None:
     p.add_argument("--seconds", type=float, default=3.0, help="time of the bare random playouts per game")
     p.add_argument("--game", action="append", choices=GAMES, help="only this game (repeat for several)")
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes (default: every core)")
+    p.add_argument("--budget", type=int, default=None, help="ISMCTS's iterations in the games (default: calibrated)")
     args = p.parse_args()
     games = 6 if args.quick else args.games
     count = 3 if args.quick else args.positions
@@ -180,7 +181,7 @@ def main() -> None:
         ismcts_s = search_rate(IsmctsBot(game, budget), name, states, budget)
         flat_s = search_rate(HalvingSearchBot(game, budget), name, states, budget)
         rate = budget / ismcts_s
-        equal = max(1, round(budget * flat_s / ismcts_s))
+        equal = args.budget or max(1, round(budget * flat_s / ismcts_s))
         report.section(f"{name}: mcts (ISMCTS) with {budget} iterations per move, {len(states)} positions")
         report.add("bare random playouts", round(floor, 1), "/s", f"floor: whole games, {length:.0f} decisions each",
                    key=f"{key}_random_per_s")  # fmt: skip
