@@ -161,6 +161,7 @@ def main() -> None:
     p.add_argument("--seconds", type=float, default=3.0, help="time of the bare random playouts per game")
     p.add_argument("--game", action="append", choices=GAMES, help="only this game (repeat for several)")
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes (default: every core)")
+    p.add_argument("--budget", type=int, default=None, help="ISMCTS's iterations in the games (default: calibrated)")
     args = p.parse_args()
     games = 6 if args.quick else args.games
     count = 3 if args.quick else args.positions
@@ -180,7 +181,7 @@ def main() -> None:
         ismcts_s = search_rate(IsmctsBot(game, budget), name, states, budget)
         flat_s = search_rate(HalvingSearchBot(game, budget), name, states, budget)
         rate = budget / ismcts_s
-        equal = max(1, round(budget * flat_s / ismcts_s))
+        equal = args.budget or max(1, round(budget * flat_s / ismcts_s))
         report.section(f"{name}: mcts (ISMCTS) with {budget} iterations per move, {len(states)} positions")
         report.add("bare random playouts", round(floor, 1), "/s", f"floor: whole games, {length:.0f} decisions each",
                    key=f"{key}_random_per_s")  # fmt: skip
@@ -192,6 +193,8 @@ def main() -> None:
         report.add("old search time per move", round(1000 * flat_s, 1), "ms", f"{budget} playouts",
                    key=f"{key}_flat_ms")  # fmt: skip
         budgets = {"ismcts": equal, "flat": budget}
+        print(f"{name}: calibrated: ISMCTS {1000 * ismcts_s:.0f} ms, old {1000 * flat_s:.0f} ms per move at {budget}; "
+              f"ISMCTS gets {equal} iterations", file=sys.stderr)  # fmt: skip
         h2h = head_to_head(name, games, budgets, args.seed, args.workers)
         low, high = wilson(round(h2h["ahead"]), games)
         report.add(f"ISMCTS ({equal} iterations) ahead of the old search", round(100 * h2h["ahead"] / games, 1), "%",

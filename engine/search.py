@@ -2,21 +2,28 @@
 (SO-ISMCTS, Cowling, Powley and Whitehouse 2012, "Information Set Monte Carlo Tree Search", IEEE TCIAIG 4(2)).
 
 The tree is over the searcher's information sets: a node is the sequence of actions played since the decision, the
-same node whatever the cards the searcher cannot see. Each iteration of the budget
-1. samples ONE determinization: `determinize` deals what the seat cannot see, consistently with its view;
-2. selects down the tree with the actions legal in that determinization: while every legal action of a node has a
-   child, the child maximising UCB1 with availability counts, `mean + c * sqrt(ln(available) / visits)`, where
+same node whatever the cards the searcher cannot see. The root's actions are the greedy bot's best few, and the
+budget is spent on them by sequential halving (the root of H-MCTS and SHOT, Pepels, Cazenave, Winands and Lanctot
+2014): over ceil(log2(k)) rounds, each round samples its share of worlds, visits every action still in the running
+once in each (the same world and the same random numbers: the comparisons are paired), and keeps the better half
+(the greedy bot's choice always kept). At 30-50 iterations the decision is made at the root, and halving gives the
+greedy choice and its best challenger about a third of the budget each, where UCB1 spread it almost evenly.
+Each visit of a root action is one iteration of SO-ISMCTS in that round's world:
+1. ONE determinization: `determinize` deals what the seat cannot see, consistently with its view (shared by the
+   root's actions in the running, as said);
+2. selection below the root with the actions legal in that determinization: while every legal action of a node has
+   a child, the child maximising UCB1 with availability counts, `mean + c * sqrt(ln(available) / visits)`, where
    `available` is the number of the node's visits in which that action was legal (not the node's own visits: an
    action legal only in some determinizations is compared with what it competed with);
-3. expands one untried legal action: at the root the greedy bot's choice first, then its next best; below, the
-   light policy's choice from the mover's own view of the world (where the paper takes one at random: at a few
-   dozen iterations a random reply made every evaluation noisier than the policy's playout), a node below the root
-   having at most `widening(visits)` children (progressive widening);
-4. plays out: the light policy (the game's `Tuning.policy`, a random legal action now and then) plays every seat
+3. expansion of one untried legal action: the light policy's choice from the mover's own view of the world (where
+   the paper takes one at random: at a few dozen iterations a random reply made every evaluation noisier than the
+   policy's playout), a node below the root having at most `widening(visits)` children (progressive widening);
+4. playout: the light policy (the game's `Tuning.policy`, a random legal action now and then) plays every seat
    from its own view for at most `horizon` decisions, and the end is scored: a finished game gives each winner its
    share, blended with a chance to win made from the scores (a softmax), which also scores an unfinished one;
-5. backpropagates: each node on the path adds the reward of the seat that moved into it.
-The decision is the root's most visited action (ties: the better mean, then the greedy bot's order).
+5. backpropagation: each node on the path adds the reward of the seat that moved into it.
+The decision is the best of the last round (the most visited; ties: the better mean), if it beats the greedy bot's
+choice over their shared worlds by `confidence` standard errors; else the greedy bot's choice.
 
 Two enhancements, both from the paper's family: the root searches only the greedy bot's best `candidates` actions
 (Stones of Fate offers a hundred stone moves a turn, most pointless; a budget of forty iterations could not even
@@ -136,6 +143,31 @@ def decision(root: Node, order: Sequence[Any], confidence: float) -> Any:
     return best if mean > confidence * spread / math.sqrt(len(gains)) else first
 
 
+def halving(count: int, budget: int) -> list[tuple[int, int]]:
+    """Sequential halving at the root (as in SHOT and H-MCTS): for each round, how many of `count` actions are still
+    in the running and how many worlds each of them is visited in. The budget is split evenly over
+    ceil(log2(count)) rounds, and each round keeps the better half (rounded up) of the previous one."""
+    rounds = max(1, math.ceil(math.log2(count))) if count > 1 else 0
+    plan: list[tuple[int, int]] = []
+    left = budget
+    for done in range(rounds):
+        worlds = max(1, left // ((rounds - done) * count))
+        plan.append((count, worlds))
+        left -= worlds * count
+        count = math.ceil(count / 2)
+    return plan
+
+
+def cut(root: Node, alive: Sequence[Any], count: int) -> list[Any]:
+    """The `count` root actions to keep of `alive` (in their order): the first (the greedy bot's choice, what the
+    search must beat) and the others with the best total reward (all were visited in the same worlds)."""
+    if len(alive) <= count:
+        return list(alive)
+    children = root.children
+    others = sorted(alive[1:], key=lambda a: -children[a].total)[: count - 1]
+    return [a for a in alive if a == alive[0] or a in others]
+
+
 def best_first(ranker: Bot, view: Any, legal: Sequence[Any], count: int, rng: Random) -> list[Any]:
     """The `count` legal actions `ranker` likes best, best first (each chosen from those it has not yet taken)."""
     left: list[Any] = list(legal)
@@ -163,6 +195,8 @@ class IsmctsBot:
         if len(legal) == 1:
             return legal[0]
         order = self.candidates(view, legal, Random(rng.getrandbits(64)))
+        if len(order) == 1:
+            return order[0]
         return decision(self.search(view, order, rng), order, self.tuning.confidence)
 
     def candidates(self, view: Any, legal: Sequence[Any], rng: Random) -> list[Any]:
@@ -171,60 +205,65 @@ class IsmctsBot:
 
     def search(self, view: Any, actions: Sequence[Any], rng: Random) -> Node:
         """The tree grown by `budget` iterations from the seat to move's `view`, the root's actions being `actions`
-        (tried in this order); below the root, every action legal in the iteration's determinization."""
+        (the greedy bot's best first), spent by sequential halving at the root (`halving`): in each round, every
+        action still in the running is visited once in each of that round's worlds, with the same random numbers,
+        then the worse half is dropped (the first action always kept); below the root, UCB1 with availability
+        counts over the actions legal in the iteration's determinization."""
         game = self.game
         seat = game.to_move(view)
         if seat is None or seat == CHANCE_TO_MOVE:
             raise IllegalAction("the search bot decides for the seat to move, and no seat is to move here")
-        determinize, to_move, legal_actions, view_of = game.determinize, game.to_move, game.legal_actions, game.view
         root = Node()
-        worlds: list[int] = []  # the seed of the k-th world: the k-th visit of every root action is played in it
-        path: list[Node] = []
-        movers: list[int] = []
-        for _ in range(self.budget):
-            # The root's action first: its actions do not depend on the world, and its visit count picks the world.
-            children = root.children
-            if len(children) < len(actions):
-                action = next(a for a in actions if a not in children)  # the greedy bot's order
-                for other in children.values():
-                    other.available += 1
-                node = children[action] = Node()
-                node.available = 1
-            else:
-                action = select(root, actions)
-                node = children[action]
-            if node.visits == len(worlds):
-                worlds.append(rng.getrandbits(64))
-            play = Random(worlds[node.visits])
-            state = step(game, determinize(view, seat, play), action, play)
-            path[:] = [node]
-            movers[:] = [seat]
-            expanded = node.visits == 0  # a new root child: its playout starts here
-            while not expanded and (mover := to_move(state)) is not None:
-                legal = legal_actions(state)
-                children = node.children
-                present = [a for a in legal if a in children]
-                if len(present) < len(legal) and len(present) < widening(node.visits):
-                    # expansion: the light policy's choice, from the mover's view of this world, among the untried
-                    untried = [a for a in legal if a not in children]
-                    action = self.expand(view_of(state, mover), untried, play)
-                    for other in present:
-                        children[other].available += 1
-                    node = children[action] = Node()
-                    node.available = 1
-                    expanded = True
-                else:
-                    action = select(node, present)
-                    node = children[action]
-                path.append(node)
-                movers.append(mover)
-                state = step(game, state, action, play)
-            rewards = self.playout(state, play)
-            path[0].rewards.append(rewards[seat])
-            for visited, who in zip(path, movers):
-                visited.visits += 1
-                visited.total += rewards[who]
+        alive = list(actions)
+        for action in alive:
+            root.children[action] = Node()
+        for count, worlds in halving(len(alive), self.budget):
+            alive = cut(root, alive, count)
+            for _ in range(worlds):
+                seed = rng.getrandbits(64)
+                world = game.determinize(view, seat, Random(seed))
+                for action in alive:  # the same world and the same random numbers for each: a paired comparison
+                    node = root.children[action]
+                    node.available += 1
+                    self.iterate(world, seat, action, node, Random(seed))
+        for action in list(root.children):
+            if root.children[action].visits == 0:
+                del root.children[action]
         return root
+
+    def iterate(self, world: Any, seat: int, action: Any, node: Node, play: Random) -> None:
+        """One iteration below the root action `action` (whose node is `node`) in the determinization `world`:
+        selection, expansion, playout and backpropagation; the root child keeps the seat's reward of each visit."""
+        game = self.game
+        to_move, legal_actions, view_of = game.to_move, game.legal_actions, game.view
+        state = step(game, world, action, play)
+        path = [node]
+        movers = [seat]
+        expanded = node.visits == 0  # a new root child: its playout starts here
+        while not expanded and (mover := to_move(state)) is not None:
+            legal = legal_actions(state)
+            children = node.children
+            present = [a for a in legal if a in children]
+            if len(present) < len(legal) and len(present) < widening(node.visits):
+                # expansion: the light policy's choice, from the mover's view of this world, among the untried
+                untried = [a for a in legal if a not in children]
+                chosen = self.expand(view_of(state, mover), untried, play)
+                for other in present:
+                    children[other].available += 1
+                node = children[chosen] = Node()
+                node.available = 1
+                expanded = True
+            else:
+                chosen = select(node, present)
+                node = children[chosen]
+            path.append(node)
+            movers.append(mover)
+            state = step(game, state, chosen, play)
+        rewards = self.playout(state, play)
+        path[0].rewards.append(rewards[seat])
+        for visited, who in zip(path, movers):
+            visited.visits += 1
+            visited.total += rewards[who]
 
     def expand(self, seen: Any, untried: Sequence[Any], rng: Random) -> Any:
         """The untried action a node grows first: the light policy's choice from the mover's own view (now and then

@@ -13,7 +13,7 @@ from loom.engine.bots import RandomBot
 from loom.engine.play import act, chance_rng, play_out, start
 from loom.engine.protocol import HIDDEN, Game
 from loom.engine.registry import BadBudget, get_bot, get_game, with_budget
-from loom.engine.search import IsmctsBot, Node, Tuning, decision, score_chances, select, shares, widening
+from loom.engine.search import IsmctsBot, Node, Tuning, decision, halving, score_chances, select, shares, widening
 
 GAMES = ("motto", "moirai", "moorea", "stones-of-fate")
 LIGHT = Tuning(candidates=3, horizon=4)
@@ -236,19 +236,41 @@ def test_two_true_states_with_the_same_view_grow_the_same_tree(name: str) -> Non
     assert trees[0] == trees[1] and trees[0]
 
 
+def test_sequential_halving_splits_the_budget_over_rounds_and_halves_the_candidates_each_round() -> None:
+    assert halving(6, 40) == [(6, 2), (3, 4), (2, 8)]  # 12 + 12 + 16 iterations
+    assert halving(6, 50) == [(6, 2), (3, 6), (2, 10)]
+    assert halving(3, 12) == [(3, 2), (2, 3)]
+    assert halving(1, 40) == []  # nothing to compare
+    for budget in range(18, 200):  # never more than the budget, and less only by what the last round cannot split
+        spent = sum(count * worlds for count, worlds in halving(6, budget))
+        assert budget - 2 < spent <= budget
+
+
 @pytest.mark.parametrize("name", GAMES)
-def test_every_iteration_is_one_visit_of_one_root_action_and_each_is_tried_before_any_is_tried_twice(
-    name: str,
-) -> None:
+def test_the_root_spends_the_budget_as_halving_says_and_keeps_the_greedy_choice_to_the_last_round(name: str) -> None:
     game = get_game(name)
     view = game.view(middle(name), game.to_move(middle(name)))
-    bot = IsmctsBot(game, budget=12, tuning=LIGHT)
+    bot = IsmctsBot(game, budget=40, tuning=Tuning(candidates=6, horizon=4))
     order = bot.candidates(view, game.legal_actions(view), Random(1))
     root = bot.search(view, order, Random(2))
-    assert list(root.children) == order[: len(root.children)] and len(root.children) == len(order)
-    assert sum(kid.visits for kid in root.children.values()) == 12
-    assert all(len(kid.rewards) == kid.visits for kid in root.children.values())
-    assert all(kid.available == 12 - position for position, kid in enumerate(root.children.values()))
+    visits = [root.children[a].visits for a in order]
+    assert sum(visits) == 40 and all(len(kid.rewards) == kid.visits for kid in root.children.values())
+    assert visits[0] == 14 and sorted(visits, reverse=True) == [14, 14, 6, 2, 2, 2]  # 6 x 2, then 3 x 4, then 2 x 8
+    # each round's cut keeps the others with the best total reward over the same worlds
+    first = {a: sum(root.children[a].rewards[:2]) for a in order[1:]}
+    kept = [a for a in order[1:] if root.children[a].visits > 2]
+    assert min(first[a] for a in kept) >= max(first[a] for a in order[1:] if a not in kept)
+
+
+def test_the_root_s_actions_in_a_round_are_compared_in_the_same_worlds() -> None:
+    game = get_game("motto")
+    state = middle("motto")
+    seat = game.to_move(state)
+    view = game.view(state, seat)
+    watched = Watched(game)
+    bot = IsmctsBot(watched, budget=40, tuning=Tuning(candidates=6, horizon=4))  # type: ignore[arg-type]
+    bot.search(view, bot.candidates(view, game.legal_actions(view), Random(1)), Random(2))
+    assert len(watched.dealt) == 2 + 4 + 8  # one world per round's sample, shared by every action in the running
 
 
 def test_the_tree_grows_below_the_root() -> None:
@@ -301,5 +323,6 @@ def test_a_node_below_the_root_widens_slowly_with_its_visits() -> None:
     view = game.view(middle("moirai"), game.to_move(middle("moirai")))
     bot = IsmctsBot(game, budget=60, tuning=LIGHT)
     root = bot.search(view, bot.candidates(view, game.legal_actions(view), Random(1)), Random(3))
-    # without widening each of the twenty visits of a root action would grow another of the next seat's replies
-    assert all(kid.visits >= 15 and 1 < len(kid.children) <= widening(kid.visits) for kid in root.children.values())
+    # halving gives two of the three root actions 25 visits: without widening each would grow another reply each time
+    busy = [kid for kid in root.children.values() if kid.visits >= 25]
+    assert len(busy) == 2 and all(1 < len(kid.children) <= widening(kid.visits) for kid in busy)
