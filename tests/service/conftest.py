@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from loom.service.context import Service
 from loom.service.server import free_port, running
 from loom.service.settings import Settings
 from tests.service.client import ADMIN, Api
@@ -26,3 +27,13 @@ def api(db_path: Path) -> Iterator[Api]:
         client = Api(base)
         yield client
         client.close()
+
+
+@pytest.fixture
+def service(tmp_path: Path) -> Iterator[Service]:
+    """A service on a database of its own (with its journal), written to in this process: no HTTP."""
+    opened = Service.open(Settings(str(tmp_path / "service.duckdb"), admin_token=ADMIN))
+    try:
+        yield opened
+    finally:
+        opened.close()

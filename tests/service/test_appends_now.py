@@ -5,30 +5,15 @@ game's transaction."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
-
-import pytest
 
 from loom.replay.store import Store
 from loom.service import writing
 from loom.service.committer import Staged
 from loom.service.context import Caller, Service
 from loom.service.models import ActionBody
-from loom.service.settings import Settings
 from tests.service.client import ADMIN
 from tests.service.test_group_commit import _a_legal_action, _held, _new_games
-
-
-@pytest.fixture
-def service(tmp_path: Path) -> Iterator[Service]:
-    """A served database of its own (with its journal), written to in this process."""
-    opened = Service.open(Settings(str(tmp_path / "now.duckdb"), admin_token=ADMIN))
-    try:
-        yield opened
-    finally:
-        opened.close()
 
 
 def _act_now(service: Service, game: dict[str, Any]) -> Any:

@@ -8,14 +8,12 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
 from concurrent.futures import Future
 from pathlib import Path
 from random import Random
 from typing import Any
 
 import httpx
-import pytest
 
 from loom.engine.registry import get_game
 from loom.replay.store import Store, StoreError
@@ -25,22 +23,11 @@ from loom.service.context import Caller, Service
 from loom.service.errors import Conflict
 from loom.service.models import ActionBody, NewGameBody
 from loom.service.server import free_port
-from loom.service.settings import Settings
 from tests.service.client import ADMIN, Api, wait_until_serving
 from tests.service.test_load import _together
 
 GAMES = 16
 MOTTO = get_game("motto")
-
-
-@pytest.fixture
-def service(tmp_path: Path) -> Iterator[Service]:
-    """A service on a database of its own, written to in this process (no HTTP: the groups are made by hand)."""
-    opened = Service.open(Settings(str(tmp_path / "groups.duckdb"), admin_token=ADMIN))
-    try:
-        yield opened
-    finally:
-        opened.close()
 
 
 def _new_games(service: Service, count: int) -> list[dict[str, Any]]:
