@@ -601,14 +601,18 @@ async def start(body: NewRecording, service: Svc, caller: Who) -> dict[str, Any]
     return {"id": created["id"], "url": _address(created["id"], created["tokens"]["table"], frozenset())}
 
 
+Phones = Annotated[str | None, Query(description="seats recorded on their own phones")]
+Choice = Annotated[str | None, Query(description="the taps so far of the next event")]
+
+
 @router.get("/record/{game_id}", response_class=HTMLResponse)
 def record_page(
     game_id: int,
     request: Request,
     service: Svc,
     caller: Who,
-    phones: Annotated[str | None, Query(description="seats recorded on their own phones")] = None,
-    choice: Annotated[str | None, Query(description="the taps so far of the next event")] = None,
+    phones: Phones = None,
+    choice: Choice = None,
 ) -> Response:
     """A game's recording page, for the table's token or a seat's."""
     found = _recording(game_id, request, service, caller, phones, choice)
@@ -624,8 +628,8 @@ def record_part(
     request: Request,
     service: Svc,
     caller: Who,
-    phones: Annotated[str | None, Query(description="seats recorded on their own phones")] = None,
-    choice: Annotated[str | None, Query(description="the taps so far of the next event")] = None,
+    phones: Phones = None,
+    choice: Choice = None,
 ) -> dict[str, Any]:
     """The recording page's content as it is now, for the page to show without loading itself again (after another
     phone's event, by the live stream); `url` alone when recording went on in a branch (an undo)."""
