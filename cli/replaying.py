@@ -13,7 +13,7 @@ from rich.tree import Tree
 
 from loom.cli.app import app
 from loom.cli.common import AsJson, Db, fails_cleanly, open_store, out, print_json, write_page
-from loom.engine.presentation import presentation
+from loom.engine.presentation import presentation, seen_as
 from loom.engine.protocol import CHANCE_TO_MOVE
 from loom.engine.registry import get_game
 from loom.engine.telling import tell_game
@@ -147,8 +147,7 @@ def _print_moves(at: Position, events: list[Event], seat: int | None, as_json: b
     if as_json:
         print_json({"id": at.info.id, "game": at.info.game, "seq": at.seq, "as": seat, "moves": rows})
         return
-    where = f"as seen by seat {seat}" if seat is not None else "all cards shown"
-    out.print(f"[bold]Game {at.info.id}[/], moves 1 to {at.seq} ({where})")
+    out.print(f"[bold]Game {at.info.id}[/], moves 1 to {at.seq} ({seen_as(seat)})")
     width = len(str(at.seq))
     for row in rows:
         # The player and the words come from the log: Text, never read as markup.

@@ -8,7 +8,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic
+from typing import TYPE_CHECKING, Any, Final, Generic, Literal
 
 from loom.engine.protocol import S
 from loom.engine.registry import PACKAGES, get_game
@@ -18,12 +18,24 @@ if TYPE_CHECKING:
     from rich.console import RenderableType
 
 
+PUBLIC: Final = "public"
+Reader = int | Literal["public"] | None
+"""Who a table is drawn for: a seat, PUBLIC (what every seat knows, as a spectator sees it) or None (every card)."""
+
+
+def seen_as(reader: Reader) -> str:
+    """The words a drawn table's heading says its reader by."""
+    if reader is None:
+        return "all cards shown"
+    return "the public view" if reader == PUBLIC else f"as seen by seat {reader}"
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Presentation(Generic[S]):
     """A game as a person sees it."""
 
-    render: Callable[[S, int | None], RenderableType]
-    """The table drawn for a person; the seat is the viewer (None: omniscient)."""
+    render: Callable[[S, Reader], RenderableType]
+    """The table drawn for a reader, from the state as that reader may see it (a view, unless the reader is None)."""
     public_move: Callable[[dict[str, Any]], dict[str, Any]]
     """What every seat saw of a move (an action's JSON form) made by another seat."""
     tell: Callable[[S, Event, S, Voice], str]

@@ -36,7 +36,7 @@ from pydantic import Field
 from rich.console import Console
 
 from loom.engine.deals import dealt_to, owner
-from loom.engine.presentation import Voice, presentation
+from loom.engine.presentation import Reader, Voice, presentation
 from loom.engine.protocol import CHANCE_TO_MOVE, HIDDEN, AnyGame
 from loom.engine.registry import get_game, playable
 from loom.events.base import IllegalAction, LoomError, Payload
@@ -813,17 +813,9 @@ def _table_html(name: str, state: Any, viewer: Viewer, seats: int) -> str:
     console = Console(
         record=True, width=72, file=io.StringIO(), color_system="truecolor", highlight=False, markup=False, emoji=False
     )
-    console.print(
-        presentation(game.name).render(seen_by(game, state, viewer, seats), viewer if isinstance(viewer, int) else None)
-    )
-    drawn = console.export_html(inline_styles=True, code_format='<pre class="table" id="table">{code}</pre>')
-    if viewer == PUBLIC:  # the render modules know no public mode: their heading for no seat says every card shows
-        drawn = drawn.replace(ALL_SHOWN, "the public view", 1)
-    return drawn
-
-
-ALL_SHOWN = "all cards shown"
-"""The render modules' heading words for a table drawn for no seat (`render(state, None)`)."""
+    reader: Reader = viewer if isinstance(viewer, int) else PUBLIC if viewer == PUBLIC else None
+    console.print(presentation(game.name).render(seen_by(game, state, viewer, seats), reader))
+    return console.export_html(inline_styles=True, code_format='<pre class="table" id="table">{code}</pre>')
 
 
 def _moves_html(service: Service, game: AnyGame, info: GameInfo, viewer: Viewer) -> str:

@@ -6,11 +6,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, fields, is_dataclass
 from typing import Any
 
+from loom.engine.presentation import PUBLIC
 from loom.engine.protocol import CHANCE_TO_MOVE, HIDDEN, Game
 from loom.events.base import Event
 
 OMNISCIENT = "all"
-PUBLIC = "public"
 Viewer = int | str
 """A seat number, PUBLIC (no seat: what every seat knows) or OMNISCIENT (the whole log)."""
 

@@ -14,7 +14,7 @@ from loom.engine.moirai.rules import to_move
 from loom.engine.moirai.score import breakdown, scores
 from loom.engine.moirai.state import Life, MoiraiState
 from loom.engine.moves import Move, only_type
-from loom.engine.presentation import Presentation, Voice, listed, sentence
+from loom.engine.presentation import Presentation, Reader, Voice, listed, seen_as, sentence
 from loom.engine.protocol import CHANCE_TO_MOVE, HIDDEN
 from loom.events import moirai as ev
 from loom.events.base import Event
@@ -59,9 +59,9 @@ def _status(state: MoiraiState) -> str:
     return f"seat {mover} to move" + (" (keeping one of the drawn cards)" if state.drawn else "")
 
 
-def render(state: MoiraiState, seat: int | None) -> RenderableType:
+def render(state: MoiraiState, seat: Reader) -> RenderableType:
     """The objectives, the deck, the four piles and every seat's loom as rows of lives."""
-    viewer = "all cards shown" if seat is None else f"as seen by seat {seat}"
+    viewer = seen_as(seat)
     header = Text.assemble(("Moirai", "bold"), f" — after turn {state.turn}, {_status(state)} ({viewer})")
     objectives = Text(
         "Objectives: " + "; ".join(f"{OBJECTIVES[o].key}: {OBJECTIVES[o].summary}" for o in state.objectives)

@@ -15,7 +15,7 @@ from loom.engine.moorea.rules import to_move
 from loom.engine.moorea.score import breakdown, scores
 from loom.engine.moorea.state import DRAW, PHASES, MooreaState, phase
 from loom.engine.moves import Move, only_type
-from loom.engine.presentation import Presentation, Voice, listed, reshuffled, sentence
+from loom.engine.presentation import Presentation, Reader, Voice, listed, reshuffled, seen_as, sentence
 from loom.engine.protocol import CHANCE_TO_MOVE, HIDDEN
 from loom.events import moorea as ev
 from loom.events.base import Event
@@ -88,7 +88,7 @@ def _stores(state: MooreaState, seat: int) -> Text:
     )
 
 
-def render(state: MooreaState, seat: int | None) -> RenderableType:
+def render(state: MooreaState, seat: Reader) -> RenderableType:
     """The face-up commodities, deck, pile, layout, and every seat's hand, tools, products and stores."""
     mover = to_move(state)
     if mover is None:
@@ -97,7 +97,7 @@ def render(state: MooreaState, seat: int | None) -> RenderableType:
         status = "chance to act"
     else:
         status = f"seat {mover} to move ({PHASES[phase(state)]})"
-    viewer = "all cards shown" if seat is None else f"as seen by seat {seat}"
+    viewer = seen_as(seat)
     final = f", final round: {state.final_turns} turns left" if state.final_turns and mover is not None else ""
     when = f"after turn {state.turn}" if state.phase == DRAW else f"during turn {state.turn}"
     header = Text.assemble(("Moorea", "bold"), f" — {when}, {status}{final} ({viewer})")

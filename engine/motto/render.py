@@ -13,7 +13,7 @@ from loom.engine.motto.rules import to_move
 from loom.engine.motto.score import scores
 from loom.engine.motto.state import MottoState
 from loom.engine.moves import Move, only_type
-from loom.engine.presentation import Presentation, Voice, listed, reshuffled, sentence
+from loom.engine.presentation import Presentation, Reader, Voice, listed, reshuffled, seen_as, sentence
 from loom.engine.protocol import CHANCE_TO_MOVE, HIDDEN
 from loom.events import motto as ev
 from loom.events.base import Event
@@ -54,11 +54,11 @@ def _tokens(won: tuple[tuple[int, int], ...]) -> str:
     return " ".join(f"{VALUES[value]}{SIZES[points]}" for value, points in won) or "—"
 
 
-def render(state: MottoState, seat: int | None) -> RenderableType:
+def render(state: MottoState, seat: Reader) -> RenderableType:
     """The pool, deck, discard pile, token stacks and every seat's hand and tokens."""
     mover = to_move(state)
     status = "game over" if mover is None else "chance to act" if mover == CHANCE_TO_MOVE else f"seat {mover} to move"
-    viewer = "all cards shown" if seat is None else f"as seen by seat {seat}"
+    viewer = seen_as(seat)
     header = Text.assemble(("Motto", "bold"), f" — after turn {state.turn}, {status} ({viewer})")
     table = Table(show_lines=False)
     for column in ("seat", "player", "hand", "tokens", "points"):

@@ -9,7 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from loom.engine.moves import Move, only_type
-from loom.engine.presentation import Presentation, Voice, listed, sentence
+from loom.engine.presentation import Presentation, Reader, Voice, listed, seen_as, sentence
 from loom.engine.protocol import CHANCE_TO_MOVE, HIDDEN
 from loom.engine.stones_of_fate.cards import CARD_IDS, CARDS, COLOURS, SIDES, zone_name
 from loom.engine.stones_of_fate.rules import to_move, waiting_for
@@ -31,7 +31,7 @@ def _stones_on(state: StonesState, edge: int) -> Text:
     return Text(" ").join(parts) if parts else Text("·", style="dim")
 
 
-def _label(state: StonesState, at: int, seat: int | None) -> Text:
+def _label(state: StonesState, at: int, seat: Reader) -> Text:
     c = state.spread[at]
     if c == EMPTY:
         return Text("(empty)", style="dim")
@@ -45,7 +45,7 @@ def _label(state: StonesState, at: int, seat: int | None) -> Text:
     return Text(f"{name} (face down)")
 
 
-def _cell(state: StonesState, at: int, seat: int | None) -> Text:
+def _cell(state: StonesState, at: int, seat: Reader) -> Text:
     """One card: its label, then each side's zone (when the viewer knows the card) and the stones on that edge."""
     c = state.spread[at]
     edges = side_edges(state, at)
@@ -56,7 +56,7 @@ def _cell(state: StonesState, at: int, seat: int | None) -> Text:
     return Text("\n").join(lines)
 
 
-def _spread(state: StonesState, seat: int | None) -> Table:
+def _spread(state: StonesState, seat: Reader) -> Table:
     grid = grid_of(state)
     table = Table(show_header=False, show_lines=True, title="Spread (a stone between two cards counts for both)")
     for _ in range(grid.cols):
@@ -71,13 +71,13 @@ def _collection(state: StonesState, seat: int) -> str:
     return ", ".join(f"{CARD_IDS[c]} ({card_points(c, held)})" for c in held) or "—"
 
 
-def render(state: StonesState, seat: int | None) -> RenderableType:
+def render(state: StonesState, seat: Reader) -> RenderableType:
     """The spread with zones and stones, the deck, and every seat's supply, collection and points."""
     if not state.players:
         return Text("Stones of Fate — not started")
     mover = to_move(state)
     status = "game over" if mover is None else "chance to act" if mover == CHANCE_TO_MOVE else f"seat {mover} to move"
-    viewer = "all cards shown" if seat is None else f"as seen by seat {seat}"
+    viewer = seen_as(seat)
     header = Text.assemble(
         ("Stones of Fate", "bold"), f" — turn {state.turn}, {status} ({viewer}): {waiting_for(state)}"
     )
