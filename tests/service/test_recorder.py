@@ -17,7 +17,7 @@ from loom.engine.registry import get_game
 from loom.events.parsing import parse_event
 from loom.replay.logfile import export_lines, import_file
 from loom.replay.store import Store
-from loom.service.recorder import choices, left_after
+from loom.service.recorder.taps import choices, left_after
 from tests.service.client import ADMIN, Api, read_stream
 
 GAMES = ["motto", "moirai", "moorea", "stones-of-fate"]

@@ -29,7 +29,7 @@ from loom.engine.registry import get_game
 from loom.events.base import LoomError
 from loom.events.parsing import parse_event
 from loom.replay.store import Store
-from loom.service.recorder import choices
+from loom.service.recorder.taps import choices
 from loom.service.server import free_port, running
 from loom.service.settings import Settings
 from tests.browser import CHROMIUM, FLAGS, need_browser
