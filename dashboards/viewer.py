@@ -756,7 +756,7 @@ WHATIF_SCRIPT = """
                                   : chances(made.id, turn + 1, made.tokens.table);
         return Promise.allSettled([chances(data.game, turn + 1, token), other]).then(function (both) {
           compare.replaceChildren(column("as played (game " + data.game + ")", both[0]),
-                                  column("what if (" + name + dealt + ")", both[1]));
+                                  column("what if (" + name + ")" + dealt, both[1]));
           delete compare.dataset.whatif;
           delete compare.dataset.branch;
           if (made.whatif) compare.dataset.whatif = made.whatif; else compare.dataset.branch = made.id;
