@@ -267,19 +267,16 @@ def _whatif(
         made = record_whatif(store, planned)
     game = line.game
     over = game.to_move(line.end) is None
-    outcome = {
-        "seq": made.fork_seq + len(line.steps),
-        "status": "finished" if over else "open",
-        "scores": game.scores(line.end),
-        "winners": game.winners(line.end) if over else [],
-    }
+    status, winners = ("finished" if over else "open"), (list(game.winners(line.end)) if over else [])
     if as_json:
-        print_json(made.to_json() | outcome)
+        outcome = {"seq": made.fork_seq + len(line.steps), "status": status, "scores": game.scores(line.end)}
+        print_json(made.to_json() | outcome | {"winners": winners})
         return
-    won = f", won by seat {', '.join(str(s) for s in outcome['winners'])}" if outcome["winners"] else ""
+    won = f", won by seat {', '.join(str(s) for s in winners)}" if winners else ""
     out.print(
         f"what-if {made.number} of game {game_id}: seat {seat} at turn {made.fork_turn}, after event "
-        f"{made.fork_seq}, seed {made.seed} (a sampled deal): {outcome['status']}{won}"
+        f"{made.fork_seq}, seed {made.seed} (a sampled deal): {status}{won}",
+        soft_wrap=True,
     )
 
 

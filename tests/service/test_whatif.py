@@ -115,7 +115,7 @@ def test_the_table_still_branches_with_the_recorded_deal(api: Api) -> None:
     assert api.ok("GET", f"/games/{game}/tree")["whatifs"] == []
 
 
-# --- At the exact position, and from a chosen seed ---------------------------------------------------------------------
+# --- At the exact position, and from a chosen seed --------------------------------------------------------------------
 
 
 def _moirai(api: Api) -> tuple[dict[str, Any], int]:
