@@ -18,7 +18,16 @@ from loom.engine.protocol import CHANCE_TO_MOVE
 from loom.engine.registry import get_game
 from loom.engine.telling import tell_game
 from loom.events.base import Event, LoomError, started
-from loom.replay.branches import Node, WhatIf, branch, continue_game, tree
+from loom.replay.branches import (
+    MAX_SEED,
+    Node,
+    WhatIf,
+    branch,
+    continue_game,
+    plan_whatif,
+    record_whatif,
+    tree,
+)
 from loom.replay.replay import Position, position
 
 Turn = Annotated[int | None, typer.Option("--turn", "-t", help="The start of this turn (turn 1 is the first).")]
@@ -27,6 +36,12 @@ Actions = Annotated[
     typer.Option("--play", help='An action as JSON, e.g. \'{"type": "draw"}\'; repeat for several.'),
 ]
 BotName = Annotated[str | None, typer.Option("--bot", help="Play the rest of the game with this bot.")]
+Seq = Annotated[
+    int | None,
+    typer.Option(
+        "--seq", help="Just after this event, in the middle of a turn too (its number in --moves and on the board)."
+    ),
+]
 
 
 MAX_ACTION_DEPTH = 16
@@ -67,7 +82,7 @@ def _deeper_than(value: Any, limit: int) -> bool:
 def replay_command(
     game_id: Annotated[int, typer.Argument(help="The game's id.")],
     turn: Turn = None,
-    seq: Annotated[int | None, typer.Option("--seq", help="Just after this event.")] = None,
+    seq: Seq = None,
     seat: Annotated[int | None, typer.Option("--as", help="Show only what this seat could know.")] = None,
     html: Annotated[
         Path | None, typer.Option("--html", help="Write the whole game as a page with a turn slider to this file.")
@@ -98,7 +113,7 @@ def replay_command(
             raise LoomError(f"seat {seat} is out of range: game {game_id} has seats 0 to {at.info.players - 1}")
         state = at.game.view(state, seat)
     if legal:
-        _print_legal(at, seat, as_json)
+        _print_legal(at, seat, f"at turn {turn}" if turn is not None else f"after event {at.seq}", as_json)
         return
     if moves:
         _print_moves(at, events, seat, as_json)
@@ -158,16 +173,17 @@ def _print_moves(at: Position, events: list[Event], seat: int | None, as_json: b
         out.print(line, soft_wrap=True)
 
 
-def _print_legal(at: Position, seat: int | None, as_json: bool) -> None:
-    """The legal actions of the seat to move, from that seat's own view (so no other seat's hidden card appears),
-    as the JSON that `logs branch --play` and `logs play --play` take."""
+def _print_legal(at: Position, seat: int | None, where: str, as_json: bool) -> None:
+    """The legal actions of the seat to move (`where`: at the start of a turn or after an event), from that seat's
+    own view (so no other seat's hidden card appears), as the JSON that `logs branch --play` and `logs play --play`
+    take."""
     mover = at.game.to_move(at.state)
     if mover is None:
         raise LoomError(f"game {at.info.id} is over at event {at.seq}: nobody is to move")
     if mover == CHANCE_TO_MOVE:
         raise LoomError(f"chance acts next at event {at.seq} of game {at.info.id}, not a seat")
     if seat is not None and seat != mover:
-        raise LoomError(f"seat {seat} is not to move at turn {at.turn} of game {at.info.id}: seat {mover} is")
+        raise LoomError(f"seat {seat} is not to move {where} of game {at.info.id}: seat {mover} is")
     actions = [at.game.action_json(a) for a in at.game.legal_actions(at.game.view(at.state, mover))]
     if as_json:
         print_json({"id": at.info.id, "turn": at.turn, "seq": at.seq, "seat": mover, "legal": actions})
@@ -189,20 +205,78 @@ def _write_replay_page(game_id: int, seat: int | None, path: Path, db: Path | No
 @fails_cleanly
 def branch_command(
     game_id: Annotated[int, typer.Argument(help="The game to branch from.")],
-    turn: Annotated[int, typer.Option("--turn", "-t", help="Fork at the start of this turn.")],
+    turn: Annotated[int | None, typer.Option("--turn", "-t", help="Fork at the start of this turn.")] = None,
+    seq: Seq = None,
     play: Actions = None,
     bot: BotName = None,
+    seat: Annotated[
+        int | None,
+        typer.Option(
+            "--as",
+            help="Seat's what-if: the cards it could not see dealt anew from its view, kept as a recipe (logs tree).",
+        ),
+    ] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            "--seed",
+            min=0,
+            max=MAX_SEED,
+            help="The what-if's seed (with --as; default: a fresh one): the same seed deals the same cards.",
+            show_default=False,
+        ),
+    ] = None,
     db: Db = None,
     as_json: AsJson = False,
 ) -> None:
-    """A new game sharing the prefix before a turn, with other actions played there."""
+    """A new game sharing the prefix before a turn (or up to an event), with other actions played there; with --as,
+    that seat's what-if instead."""
+    if seat is None and seed is not None:
+        raise LoomError("--seed deals a seat's what-if: give --as SEAT too (a branch plays on with the recorded deal)")
+    if seat is not None:
+        _whatif(game_id, turn, seq, _actions(play), bot, seat, seed, db, as_json)
+        return
     with open_store(db) as store:
-        new_id = branch(store, game_id, turn, _actions(play), bot)
+        new_id = branch(store, game_id, turn, _actions(play), bot, seq=seq)
         info = store.game(new_id)
     if as_json:
         print_json({"ids": [new_id]})
     else:
-        out.print(f"branch {new_id} of game {game_id} at turn {turn}: {escape(info.status)}, {info.turns} turns")
+        where = f"turn {turn}" if turn is not None else f"event {seq}"
+        out.print(f"branch {new_id} of game {game_id} at {where}: {escape(info.status)}, {info.turns} turns")
+
+
+def _whatif(
+    game_id: int,
+    turn: int | None,
+    seq: int | None,
+    actions: list[Any],
+    bot: str | None,
+    seat: int,
+    seed: int | None,
+    db: Path | None,
+    as_json: bool,
+) -> None:
+    """Seat `seat`'s what-if, kept as a recipe under the game, and its outcome."""
+    with open_store(db) as store:
+        players = store.game_row(game_id).players
+        if not 0 <= seat < players:
+            raise LoomError(f"seat {seat} is out of range: game {game_id} has seats 0 to {players - 1}")
+        planned, line = plan_whatif(store, game_id, turn, seat, actions, bot, seq=seq, seed=seed)
+        made = record_whatif(store, planned)
+    game = line.game
+    over = game.to_move(line.end) is None
+    status, winners = ("finished" if over else "open"), (list(game.winners(line.end)) if over else [])
+    if as_json:
+        outcome = {"seq": made.fork_seq + len(line.steps), "status": status, "scores": game.scores(line.end)}
+        print_json(made.to_json() | outcome | {"winners": winners})
+        return
+    won = f", won by seat {', '.join(str(s) for s in winners)}" if winners else ""
+    out.print(
+        f"what-if {made.number} of game {game_id}: seat {seat} at turn {made.fork_turn}, after event "
+        f"{made.fork_seq}, seed {made.seed} (a sampled deal): {status}{won}",
+        soft_wrap=True,
+    )
 
 
 @app.command("play")
@@ -226,7 +300,7 @@ def play_command(
 
 def _label(node: Node) -> str:
     info = node.info
-    fork = f"fork at turn {node.fork_turn} · " if node.fork_turn is not None else ""
+    fork = f"fork at turn {node.fork_turn} after event {info.fork_seq} · " if node.fork_turn is not None else ""
     won = ", ".join(str(s) for s in node.winners)
     outcome = f"won by seat {won}" if won else escape(info.status)
     return f"[bold]#{info.id}[/] {fork}{info.turns} turns · {outcome}"
@@ -234,8 +308,9 @@ def _label(node: Node) -> str:
 
 def _whatif_label(whatif: WhatIf) -> str:
     played = f" · {escape(whatif.bot)}" if whatif.bot else ""
-    fork = f"fork at turn {whatif.fork_turn}"
-    return f"[italic]what-if {whatif.number}[/] · seat {whatif.seat} · {fork}{played} · sampled deal"
+    fork = f"fork at turn {whatif.fork_turn} after event {whatif.fork_seq}"
+    dealt = f"sampled deal, seed {whatif.seed}"
+    return f"[italic]what-if {whatif.number}[/] · seat {whatif.seat} · {fork}{played} · {dealt}"
 
 
 @app.command("tree")

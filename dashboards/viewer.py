@@ -13,8 +13,10 @@ The tables stay light: each distinct line of HTML is written once, and each tabl
 (from one event to the next most lines stay as they were); their styles are classes named after the style, so no
 span repeats a style rule.
 
-Served by `logs serve`, the page also offers what-if in place: the legal actions of the seat to move, a branch
-played on with a bot through the branch route (with the reader's own token), and both lines' chances side by side.
+Served by `logs serve`, the page also offers what-if in place, at the very position shown (in the middle of a turn
+too): the legal actions of the seat to move there, a branch forked just after the position's event and played on with
+a bot through the branch route (with the reader's own token), and both lines' chances side by side. A seat's what-if
+is dealt from a seed, the reader's or a fresh one; "deal again" makes the same what-if from another seed.
 """
 
 from __future__ import annotations
@@ -534,14 +536,16 @@ CONTROLS = (
 
 WHATIF = """
 <section class="whatif" id="whatif"><h2>What if?</h2>
-<p class="note">Another move at the start of the turn shown, played on to the end by a bot as a branch of this game;
-branching uses this page's own token, with its rights and no more. With a seat's token it is that seat's what-if: the
-cards it could not see are dealt at random from those it has not seen, and both lines' chances are over such sampled
-deals, never the real ones.</p>
-<p><label>Bot for the rest: <select id="whatif-bot"></select></label></p>
+<p class="note">Another move at the position shown (just after its event, in the middle of a turn too), played on to
+the end by a bot as a branch of this game; branching uses this page's own token, with its rights and no more. With a
+seat's token it is that seat's what-if: the cards it could not see there are dealt at random (from a seed) from those
+it has not seen, and both lines' chances are over such sampled deals, never the real ones.</p>
+<p><label>Bot for the rest: <select id="whatif-bot"></select></label>
+<label>Seed of a what-if's deal: <input id="whatif-seed" inputmode="numeric" size="12" placeholder="any"></label></p>
 <p id="whatif-status" role="status"></p>
 <ul id="legal"></ul>
 <div id="compare" class="compare"></div>
+<p><button type="button" id="deal-again" hidden>deal again (another seed)</button></p>
 <h3>Branches of this game</h3><ul id="tree"></ul>
 </section>
 """
@@ -653,7 +657,8 @@ WHATIF_SCRIPT = """
   function call(method, path, body, key) {
     const headers = {"Content-Type": "application/json"};
     if (key) headers["Authorization"] = "Bearer " + key;
-    return fetch(path, {method: method, headers: headers, body: body ? JSON.stringify(body) : undefined})
+    const sent = typeof body === "string" ? body : body ? JSON.stringify(body) : undefined;
+    return fetch(path, {method: method, headers: headers, body: sent})
       .then(function (r) {
         return r.json().then(function (json) {
           if (!r.ok) throw new Error(json.error || r.statusText);
@@ -669,7 +674,8 @@ WHATIF_SCRIPT = """
       list.replaceChildren();
       (function walk(node, into) {
         node.branches.forEach(function (b) {
-          const li = item("game " + b.id + ": a branch at turn " + b.fork_turn + ", " + b.status +
+          const li = item("game " + b.id + ": a branch at turn " + b.fork_turn + ", after event " + b.fork_seq +
+            ", " + b.status +
             (b.winners && b.winners.length ? ", won by " + b.winners.map(function (s) {
               return data.players[s]; }).join(" and ") : ""));
           li.className = "branch";
@@ -681,7 +687,7 @@ WHATIF_SCRIPT = """
         });
         node.whatifs.forEach(function (w) {
           const li = item("what-if " + w.whatif + " of " + data.players[w.seat] + " at turn " + w.fork_turn +
-                          ", on a sampled deal");
+                          ", after event " + w.fork_seq + ", on a sampled deal (seed " + w.seed + ")");
           li.className = "whatif";
           li.dataset.whatif = w.whatif;
           into.appendChild(li);
@@ -712,26 +718,57 @@ WHATIF_SCRIPT = """
     div.appendChild(ul);
     return div;
   }
-  function play(turn, action) {
-    say("branching at turn " + turn + "…");
+  const seedBox = document.getElementById("whatif-seed");
+  const again = document.getElementById("deal-again");
+  function branchBody(seq, action, seed) {
+    // A seed is written into the JSON as typed: a number past 2^53 would lose digits in JavaScript.
+    const body = JSON.stringify({seq: seq, actions: action ? [action] : [], bot: bots.value});
+    return seed === "" ? body : body.slice(0, -1) + ',"seed":' + seed + "}";
+  }
+  function button(text, onclick) {
+    const li = document.createElement("li"), b = document.createElement("button");
+    b.type = "button";
+    b.className = "legal";
+    b.textContent = text;
+    b.addEventListener("click", onclick);
+    li.appendChild(b);
+    legal.appendChild(li);
+    return b;
+  }
+  function play(k, action, seed) {  // action null: no move of the reader's, the bot plays on from the position
+    const seq = data.seqs[k], turn = data.turns[k];  // the fork: just after event seq, in turn `turn`
+    if (seed !== "" && !/^[0-9]{1,19}$/.test(seed)) {
+      say("refused: a seed is a whole number from 0 to 9223372036854775807");
+      return;
+    }
+    say("branching after event " + seq + " (turn " + turn + ")…");
+    again.hidden = true;
     legal.querySelectorAll("button").forEach(function (b) { b.disabled = true; });
-    call("POST", "/games/" + data.game + "/branches", {turn: turn, actions: [action], bot: bots.value}, token)
+    call("POST", "/games/" + data.game + "/branches", branchBody(seq, action, seed), token)
       .then(function (made) {
         // A seat's what-if (made.whatif) is no game: it is read, and its chances asked, under its parent.
         const name = made.whatif ? "what-if " + made.whatif : "game " + made.id;
-        say(name + " made; estimating both lines' chances at the start of turn " + (turn + 1) + "…");
+        const dealt = made.whatif ? " (seed " + (seed !== "" ? seed : made.seed) + ")" : "";
+        say(name + dealt + " made; estimating both lines' chances at the start of turn " + (turn + 1) + "…");
         tree();
         const other = made.whatif ? call("GET", "/games/" + data.game + "/whatifs/" + made.whatif + "/chances?turn=" +
                                          (turn + 1) + "&bot=" + encodeURIComponent(bots.value), null, token)
                                   : chances(made.id, turn + 1, made.tokens.table);
         return Promise.allSettled([chances(data.game, turn + 1, token), other]).then(function (both) {
           compare.replaceChildren(column("as played (game " + data.game + ")", both[0]),
-                                  column("what if (" + name + ")", both[1]));
+                                  column("what if (" + name + ")" + dealt, both[1]));
+          delete compare.dataset.whatif;
+          delete compare.dataset.branch;
           if (made.whatif) compare.dataset.whatif = made.whatif; else compare.dataset.branch = made.id;
+          compare.dataset.forkSeq = seq;
           const done = both.find(function (one) { return one.status === "fulfilled"; });
-          say(name + ": " + made.status + "; chances to win at the start of turn " + (turn + 1) + " on each line" +
-              (done ? ", by " + done.value.rollouts + " rollouts with " + done.value.bot : "") +
+          say(name + dealt + ": " + made.status + "; chances to win at the start of turn " + (turn + 1) +
+              " on each line" + (done ? ", by " + done.value.rollouts + " rollouts with " + done.value.bot : "") +
               (made.whatif ? ", each over deals sampled from your view (the real hidden cards are never used)" : ""));
+          if (made.whatif) {
+            again.hidden = false;
+            again.onclick = function () { play(k, action, ""); };  // the same what-if, from a fresh seed
+          }
         });
       })
       .catch(function (e) { say("refused: " + e.message); })
@@ -739,31 +776,27 @@ WHATIF_SCRIPT = """
   }
   let asked = 0;
   document.addEventListener("board:position", function (e) {
-    const turn = e.detail.turn, mine = ++asked;
+    const k = e.detail.stop, seq = data.seqs[k], mine = ++asked;
+    const where = "after event " + seq + " (turn " + e.detail.turn + ")";
     legal.replaceChildren();
-    if (e.detail.stop === data.turns.length - 1) {
+    if (k === data.turns.length - 1) {
       say("the game is over here: step back to try another move");
       return;
     }
-    call("GET", "/games/" + data.game + "/state?turn=" + turn, null, token).then(function (at) {
+    call("GET", "/games/" + data.game + "/state?seq=" + seq, null, token).then(function (at) {
       if (mine !== asked) return;
       if (!at.legal) {
-        say("turn " + turn + ": " + (at.to_move === "chance" ? "chance" : data.players[at.to_move]) +
-            " to move; only that seat's token or the table's lists its actions");
+        say(where + ": " + (at.to_move === "chance" ? "chance" : data.players[at.to_move]) +
+            " to move; only that seat's token or the table's lists its actions, but the bot may play on from here");
+        button("play on from here with the bot", function () { play(k, null, seedBox.value.trim()); })
+          .classList.add("play-on");
         return;
       }
-      say("turn " + turn + ": " + data.players[at.to_move] + " to move, " + at.legal.length + " legal actions");
+      say(where + ": " + data.players[at.to_move] + " to move, " + at.legal.length + " legal actions");
       at.legal.forEach(function (action) {
-        const li = document.createElement("li");
-        const b = document.createElement("button");
-        b.type = "button";
-        b.className = "legal";
-        b.textContent = JSON.stringify(action);
-        b.addEventListener("click", function () { play(turn, action); });
-        li.appendChild(b);
-        legal.appendChild(li);
+        button(JSON.stringify(action), function () { play(k, action, seedBox.value.trim()); });
       });
-    }).catch(function (e) { if (mine === asked) say("turn " + turn + ": " + e.message); });
+    }).catch(function (e) { if (mine === asked) say(where + ": " + e.message); });
   });
   tree();
   if (window.loomBoard) {

@@ -3,8 +3,12 @@ seat's what-if, a line played from that seat's view with every card it could not
 
 A branch (the table's) plays on with the recorded deal: it is a stored game that shares its parent's events up to
 the fork (DESIGN.md contract 6). A seat may not see that deal, so its what-if is not stored as a game. It is kept as
-its recipe (parent, fork turn, seat, seed, actions, bot: `WhatIf`, in the store's meta table under
+its recipe (parent, fork event and its turn, seat, seed, actions, bot: `WhatIf`, in the store's meta table under
 `whatif/<game>/<number>`), and its line is played again from the recipe whenever it is read:
+
+A branch or a what-if forks at the start of a turn or just after any event (`fork_at`): in the middle of a turn too,
+where the seat to move may have more to do, or chance may act next. The fork's turn is the turn played there, the
+one its next event belongs to.
 
 - its start is `game.determinize(game.view(position, seat), seat, rng)`: the seat's own view of the parent's real
   position (its prefix, read as that seat sees it), with each card hidden from the seat dealt at random from the cards
@@ -15,8 +19,10 @@ its recipe (parent, fork turn, seat, seed, actions, bot: `WhatIf`, in the store'
   the live stream and the parent's pages never show it (there is nothing of it to show), and the parent's log is
   unchanged. It is read through the what-if routes (service/board.py), by that seat's token of the parent, the table's
   or the admin's: it shows the seat's own cards at the fork, so no other seat reads it.
-- the tree lists it under its parent with what is public only (number, seat, fork turn, bot, seed), not the action
-  (which may name a card of the seat's hand) nor the outcome.
+- the tree lists it under its parent with what is public only (number, seat, fork event and turn, bot, seed), not
+  the action (which may name a card of the seat's hand) nor the outcome.
+- its seed is the client's if it chose one (`check_seed`), else a fresh one: the same recipe always gives the same
+  line, and dealing again is the same recipe with another seed.
 - its chances, and a seat's chances of the real line, are estimated over sampled deals: each rollout deals the
   cards hidden from the seat anew (`sampled_chances`).
 """
@@ -34,7 +40,7 @@ from loom.engine.play import Step, act, chance_rng, play_out
 from loom.engine.protocol import CHANCE_TO_MOVE, Game
 from loom.engine.registry import get_bot
 from loom.engine.search import shares
-from loom.events.base import IllegalAction
+from loom.events.base import IllegalAction, LoomError
 from loom.replay.chances import Chances, estimate, rollout
 from loom.replay.game_json import game_json
 from loom.replay.projections import result_rows
@@ -67,9 +73,52 @@ def advance(
     return state, steps
 
 
-def branch(store: Store, game_id: int, turn: int, actions: Sequence[Any], bot: str | None) -> int:
-    """A new game forked at the start of `turn` of game `game_id`; its id. Nothing is written if an action fails."""
-    start: Position = position(store, game_id, turn=turn)
+MAX_SEED = 2**63 - 1
+"""The largest seed a what-if takes (a game's own seed has the same range)."""
+
+
+class BadSeed(LoomError):
+    """A what-if's seed that is not an integer from 0 to MAX_SEED (the API's models refuse one first, with 422)."""
+
+
+def check_seed(seed: Any) -> int:
+    """The seed if it is an integer from 0 to MAX_SEED; BadSeed otherwise."""
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        raise BadSeed(f"seed {seed!r} is out of range: a what-if's seed is an integer from 0 to {MAX_SEED}")
+    return seed
+
+
+@dataclass(frozen=True, slots=True)
+class Fork:
+    """Where a branch or a what-if forks: the position just after event `at.seq`, the turn played there (its next
+    event's) and the turns begun before it."""
+
+    at: Position
+    turn: int
+    begun: int
+
+
+def fork_at(store: Store, game_id: int, *, turn: int | None = None, seq: int | None = None) -> Fork:
+    """The fork at the start of `turn` or just after event `seq` (exactly one of them): in the middle of a turn too."""
+    if (turn is None) == (seq is None):
+        raise LoomError("fork at the start of a turn or just after an event (seq): give exactly one of them")
+    at = position(store, game_id, turn=turn, seq=seq)
+    if turn is not None:
+        return Fork(at, turn, turn - 1)
+    mover = at.game.to_move(at.state)
+    playing = at.turn + 1 if mover is None else at.game.next_turn(at.state, mover == CHANCE_TO_MOVE)
+    if playing < 1:
+        raise LoomError(f"event {at.seq} of game {game_id} is in the setup: a fork is from the start of turn 1 on")
+    return Fork(at, playing, at.turn)
+
+
+def branch(
+    store: Store, game_id: int, turn: int | None, actions: Sequence[Any], bot: str | None, *, seq: int | None = None
+) -> int:
+    """A new game forked at the start of `turn` of game `game_id`, or just after its event `seq`; its id. Nothing is
+    written if an action fails."""
+    fork = fork_at(store, game_id, turn=turn, seq=seq)
+    start = fork.at
     game, info = start.game, store.game(game_id)  # with its seats: the position's row has none
     if bot is not None:
         get_bot(game, bot)
@@ -82,7 +131,7 @@ def branch(store: Store, game_id: int, turn: int, actions: Sequence[Any], bot: s
         rules_version=game.rules_version,
         events=event_rows(steps, start.seq),
         status=status_of(game, state),
-        turns=steps[-1].turn if steps else turn - 1,
+        turns=steps[-1].turn if steps else fork.begun,
         parent_id=game_id,
         fork_seq=start.seq,
         snapshots=snapshot_rows(game, start.state, steps, start.seq),
@@ -112,7 +161,7 @@ def continue_game(store: Store, game_id: int, actions: Sequence[Any], bot: str |
 
 @dataclass
 class Node:
-    """A game in a branch tree, with its fork turn and its own branches."""
+    """A game in a branch tree, with its fork turn (the turn played at its fork) and its own branches."""
 
     info: GameInfo
     fork_turn: int | None
@@ -137,8 +186,10 @@ def tree(store: Store, game_id: int) -> Node:
         winners = [r.seat for r in store.results(info.id) if r.winner]
         here = Node(store.game(info.id), fork_turn, winners, whatifs=whatifs(store, info.id))
         for child in store.children(info.id):
-            fork_event = store.load(info.id, after=child.fork_seq - 1, upto=child.fork_seq) if child.fork_seq else []
-            here.children.append(node(child, fork_event[0].turn + 1 if fork_event else 1))
+            # The turn played at the fork is its next event's (the same turn in the middle of one).
+            around = store.load(info.id, after=child.fork_seq - 1, upto=child.fork_seq + 1) if child.fork_seq else []
+            fork_turn = around[1].turn if len(around) > 1 else around[0].turn + 1 if around else 1
+            here.children.append(node(child, fork_turn))
         return here
 
     return node(store.game(game_id), None)
@@ -166,6 +217,7 @@ class WhatIf:
             "whatif": self.number,
             "seat": self.seat,
             "fork_turn": self.fork_turn,
+            "fork_seq": self.fork_seq,
             "bot": self.bot,
             "seed": self.seed,
             "sampled": True,
@@ -173,7 +225,7 @@ class WhatIf:
 
     def to_json(self) -> dict[str, Any]:
         """The whole recipe, for the seat that made it (and the table)."""
-        return self.public_json() | {"parent": self.parent, "fork_seq": self.fork_seq, "actions": list(self.actions)}
+        return self.public_json() | {"parent": self.parent, "actions": list(self.actions)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,20 +275,32 @@ def sampled_line(
 
 
 def line_of(store: Store, whatif: WhatIf) -> Line:
-    """A what-if's line, played again from its recipe and its parent's position at the fork."""
-    at = position(store, whatif.parent, turn=whatif.fork_turn)
+    """A what-if's line, played again from its recipe and its parent's position at the fork (just after its event
+    `fork_seq`, at the start of its turn or in the middle of it)."""
+    at = position(store, whatif.parent, seq=whatif.fork_seq or None, turn=None if whatif.fork_seq else whatif.fork_turn)
     return sampled_line(at.game, at.state, whatif.seat, whatif.seed, at.seq, whatif.actions, whatif.bot)
 
 
 def plan_whatif(
-    store: Store, game_id: int, turn: int, seat: int, actions: Sequence[Any], bot: str | None
+    store: Store,
+    game_id: int,
+    turn: int | None,
+    seat: int,
+    actions: Sequence[Any],
+    bot: str | None,
+    *,
+    seq: int | None = None,
+    seed: int | None = None,
 ) -> tuple[WhatIf, Line]:
-    """A new what-if of `seat` at the start of `turn` (its number still 0: `record_whatif` gives it one) and its
-    line, with a fresh seed; IllegalAction (nothing recorded) if an action fails."""
-    at = position(store, game_id, turn=turn)
+    """A new what-if of `seat` at the start of `turn` or just after event `seq` (its number still 0: `record_whatif`
+    gives it one) and its line, from `seed` (None: a fresh one); IllegalAction (nothing recorded) if an action
+    fails, BadSeed if the seed is out of range."""
+    seed = secrets.randbits(48) if seed is None else check_seed(seed)
+    fork = fork_at(store, game_id, turn=turn, seq=seq)
+    at = fork.at
     if bot is not None:
         get_bot(at.game, bot)
-    whatif = WhatIf(game_id, 0, seat, turn, at.seq, secrets.randbits(48), tuple(actions), bot)
+    whatif = WhatIf(game_id, 0, seat, fork.turn, at.seq, seed, tuple(actions), bot)
     return whatif, sampled_line(at.game, at.state, seat, whatif.seed, at.seq, actions, bot)
 
 

@@ -130,12 +130,14 @@ async def post_events(game_id: int, body: EventsBody, service: Svc, caller: Who)
     },
 )
 async def post_branch(game_id: int, body: BranchBody, service: Svc, caller: Who) -> dict[str, Any]:
-    """Branch the game at the start of a turn, play other actions there, and optionally the rest with a bot.
+    """Branch the game at the start of a turn or just after an event (`seq`, mid-turn too), play other actions there,
+    and optionally the rest with a bot.
 
     With the game's table token or the admin token, the branch plays on with the game's recorded deal, and the
     answer holds its tokens: a seat's each, and its table's. With a seat's token it is that seat's what-if: the cards
-    the seat could not see are dealt again from its view, so the line tells nothing of the real deal; it is kept as
-    a recipe (`GET /games/{id}/whatifs/{n}`) and has no tokens. No token is refused (401), another game's too (403)."""
+    the seat could not see are dealt again from its view (from `seed` if given: the same seed, the same cards), so
+    the line tells nothing of the real deal; it is kept as a recipe (`GET /games/{id}/whatifs/{n}`) and has no
+    tokens. No token is refused (401), another game's too (403)."""
     return await asyncio.wrap_future(writing.fork(service, caller, game_id, body))
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 from typing import Annotated, Any
@@ -24,7 +24,7 @@ from starlette.exceptions import HTTPException
 
 from loom.engine.protocol import Game
 from loom.events.base import Event
-from loom.replay.branches import WhatIf, line_of, sampled_chances, whatif_of
+from loom.replay.branches import MAX_SEED, WhatIf, line_of, sampled_chances, whatif_of
 from loom.replay.replay import position
 from loom.replay.store import Store
 from loom.service import reading
@@ -48,6 +48,14 @@ server's, so they are kept a day instead)."""
 router = APIRouter()
 Svc = Annotated[Service, Depends(service_of)]
 Who = Annotated[Caller, Depends(caller_of)]
+Seed = Annotated[
+    int | None,
+    Query(
+        ge=0,
+        le=MAX_SEED,
+        description="deal the what-if's unseen cards again from this seed instead of its own (nothing is kept)",
+    ),
+]
 
 
 @dataclass(frozen=True)
@@ -171,9 +179,11 @@ def _sampled(game: Game, state: Any, seat: int, bot: str | None, rollouts: int) 
     }
 
 
-def _whatif(service: Service, caller: Caller, game_id: int, number: int) -> tuple[Store, WhatIf]:
-    """What-if `number` of the game, if the caller may read it: its seat's token of the game, the table's or the
-    admin's (it shows that seat's own cards at the fork)."""
+def _whatif(
+    service: Service, caller: Caller, game_id: int, number: int, seed: int | None = None
+) -> tuple[Store, WhatIf]:
+    """What-if `number` of the game (dealt from `seed` if given), if the caller may read it: its seat's token of the
+    game, the table's or the admin's (it shows that seat's own cards at the fork)."""
     store = service.db.reader()
     info = store.game_row(game_id)
     grant = caller.grant(service, info)
@@ -184,15 +194,15 @@ def _whatif(service: Service, caller: Caller, game_id: int, number: int) -> tupl
             f"this what-if of game {game_id} is seat {whatif.seat}'s: it needs seat {whatif.seat}'s token of the "
             "game, its table token or the admin token"
         )
-    return store, whatif
+    return store, whatif if seed is None else replace(whatif, seed=seed)
 
 
 @router.get("/games/{game_id}/whatifs/{number}", tags=["branches"], dependencies=[Depends(no_token_in_address)])
-def read_whatif(game_id: int, number: int, service: Svc, caller: Who) -> dict[str, Any]:
+def read_whatif(game_id: int, number: int, service: Svc, caller: Who, seed: Seed = None) -> dict[str, Any]:
     """A seat's what-if, played again from its recipe: its start at the fork (the seat's view, the cards it could
-    not see dealt from its seed), its events after the fork and its end. Every card in it is the seat's own, one it
-    saw, or a sampled one, so the seat reads it whole."""
-    store, whatif = _whatif(service, caller, game_id, number)
+    not see dealt from its seed, or from `seed` to see another deal of the same recipe), its events after the fork
+    and its end. Every card in it is the seat's own, one it saw, or a sampled one, so the seat reads it whole."""
+    store, whatif = _whatif(service, caller, game_id, number, seed)
     line = line_of(store, whatif)
     game = line.game
     over = game.to_move(line.end) is None
@@ -220,10 +230,12 @@ def read_whatif_chances(
     turn: Annotated[int | None, Query(ge=1, description="the start of this turn of the line (none: its end)")] = None,
     bot: Annotated[str | None, Query(description="the bot that plays the rollouts (default: greedy)")] = None,
     rollouts: Annotated[int, Query(ge=1, le=reading.MAX_ROLLOUTS)] = reading.ROLLOUTS,
+    seed: Seed = None,
 ) -> dict[str, Any]:
-    """Each seat's chance to win on a what-if's line at the start of `turn`, over sampled deals from the what-if's
-    seat's view (as its chances of the real line are)."""
-    store, whatif = _whatif(service, caller, game_id, number)
+    """Each seat's chance to win on a what-if's line at the start of `turn` (the line dealt from `seed` if given),
+    over sampled deals from the what-if's seat's view (as its chances of the real line are)."""
+    store, whatif = _whatif(service, caller, game_id, number, seed)
     line = line_of(store, whatif)
     state = line.end if turn is None else line.at_turn(turn)
-    return _sampled(line.game, state, whatif.seat, bot, rollouts) | {"id": game_id, "whatif": number, "turn": turn}
+    answer = {"id": game_id, "whatif": number, "turn": turn, "seed": whatif.seed}
+    return _sampled(line.game, state, whatif.seat, bot, rollouts) | answer

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+
+from loom.replay.branches import MAX_SEED
 
 MAX_SEATS = 10
 MAX_EVENTS = 1000
@@ -50,8 +52,29 @@ class EventsBody(Body):
 
 
 class BranchBody(Body):
-    """A branch: a new game sharing the prefix before `turn`, with other actions played there."""
+    """A branch: a new game sharing the prefix before `turn` (or up to event `seq`), with other actions played there."""
 
-    turn: int = Field(ge=1, description="fork at the start of this turn")
+    turn: int | None = Field(default=None, ge=1, description="fork at the start of this turn")
+    seq: int | None = Field(
+        default=None,
+        ge=1,
+        validate_default=True,
+        description="or fork just after this event, in the middle of a turn too (the board's position)",
+    )
     actions: list[dict[str, Any]] = Field(default_factory=list, max_length=MAX_EVENTS)
     bot: str | None = Field(default=None, description="play the rest of the game with this bot")
+    seed: int | None = Field(
+        default=None,
+        ge=0,
+        le=MAX_SEED,
+        strict=True,
+        description="a seat's what-if: the seed its unseen cards are dealt from (default: a fresh one); the same "
+        "seed deals the same cards again",
+    )
+
+    @field_validator("seq")
+    @classmethod
+    def _one_fork(cls, seq: int | None, info: ValidationInfo) -> int | None:
+        if "turn" in info.data and (seq is None) == (info.data["turn"] is None):
+            raise ValueError("give turn (fork at its start) or seq (fork just after that event), one of them")
+        return seq

@@ -14,7 +14,7 @@ from typing import Any
 
 from loom.engine.protocol import CHANCE_TO_MOVE, Game
 from loom.engine.registry import get_bot, get_game
-from loom.events.base import IllegalAction
+from loom.events.base import IllegalAction, LoomError
 from loom.replay.branches import Line, WhatIf, branch, plan_whatif, record_whatif
 from loom.replay.live import Append, Played, add_game, checked_events, dealt_game, played_action, table_game
 from loom.replay.store import GameInfo, NewGame, Seat, Store
@@ -166,8 +166,9 @@ def _append(live: Live, info: GameInfo, game: Game, before: Any, played: Played,
 
 
 def fork(service: Service, caller: Caller, game_id: int, body: BranchBody) -> Future[dict[str, Any]]:
-    """A branch of the game at the start of a turn: for the table's or the admin token, a game with the recorded deal
-    (its id and tokens); for a seat's token, that seat's what-if, dealt from its own view (`replay.branches`).
+    """A branch of the game at the start of a turn or just after an event: for the table's or the admin token, a
+    game with the recorded deal (its id and tokens); for a seat's token, that seat's what-if, dealt from its own view
+    (`replay.branches`) and from the body's seed if it gives one.
 
     A branch plays on with the game's recorded deal and seed, so whoever plays it sees the cards the game would
     have dealt next: the live game's future draws. Only the table (who sees every card) may do that. A seat gets
@@ -187,11 +188,15 @@ def _forked(service: Service, caller: Caller, game_id: int, body: BranchBody, li
             caller,
             f"branching game {game_id} needs a seat's token of it (a what-if), its table token or the admin token",
         )
+    if body.seed is not None:
+        raise LoomError(
+            "a seed is for a seat's what-if (a seat's token): the table's branch plays on with the game's recorded deal"
+        )
     if body.bot is not None:
         get_bot(get_game(info.game), body.bot)
 
     def write(store: Store) -> GameInfo:
-        return store.game_row(branch(store, game_id, body.turn, body.actions, body.bot))
+        return store.game_row(branch(store, game_id, body.turn, body.actions, body.bot, seq=body.seq))
 
     def answer(new: GameInfo) -> dict[str, Any]:
         return {
@@ -213,7 +218,9 @@ def _seat_whatif(game_name: str, game_id: int, seat: int, body: BranchBody) -> S
         get_bot(game, body.bot)
 
     def write(store: Store) -> tuple[WhatIf, Line]:
-        planned, line = plan_whatif(store, game_id, body.turn, seat, body.actions, body.bot)
+        planned, line = plan_whatif(
+            store, game_id, body.turn, seat, body.actions, body.bot, seq=body.seq, seed=body.seed
+        )
         return record_whatif(store, planned), line
 
     def answer(written: tuple[WhatIf, Line]) -> dict[str, Any]:

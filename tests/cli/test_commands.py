@@ -98,7 +98,7 @@ def test_tree_lists_a_seats_what_if_without_its_moves(db: Path) -> None:
     with Store.open(db) as store:  # as a seat's token on a served board makes it
         whatif, _ = plan_whatif(store, 1, turn=6, seat=1, actions=(), bot="greedy")
         record_whatif(store, whatif)
-    assert "what-if 1 · seat 1 · fork at turn 6 · greedy · sampled deal" in ok("tree", "1", "--db", db)
+    assert "what-if 1 · seat 1 · fork at turn 6 after event" in ok("tree", "1", "--db", db)
     assert json.loads(ok("tree", "1", "--db", db, "--json"))["whatifs"][0]["seat"] == 1
 
 

@@ -21,6 +21,10 @@ from tests.security.walk import Findings, Recorded, api_of, check_error
 
 SEEDS = 5
 """What-ifs compared per seat, each with its own seed."""
+PUBLIC_PART = {"whatif", "seat", "fork_turn", "fork_seq", "bot", "seed", "sampled"}
+"""What the tree shows of a what-if."""
+DRAWS = {"motto.drew", "moirai.drew", "moorea.drew", "stones-of-fate.drew", "stones-of-fate.peeked"}
+"""Events that put a card in one seat's hand, or before its eyes, and no other's."""
 
 
 def _json(value: Any) -> Any:
@@ -78,7 +82,7 @@ def test_a_seats_what_if_is_played_from_its_view_alone(walk: Recorded) -> None:
                 found.leak(f"{walk.name} what-if of seat {seat} read by {reader}", refused.status_code)
             check_error(found, walk, f"{walk.name} what-if of {seat} by {reader}", refused, {}, walk.hidden[reader])
     public = api.ok("GET", "/games/1/tree")["whatifs"]
-    if any(set(w) != {"whatif", "seat", "fork_turn", "bot", "seed", "sampled"} for w in public):
+    if any(set(w) != PUBLIC_PART for w in public):
         found.leak(f"{walk.name} tree", f"a what-if shows more than its public part: {public[:1]}")
     found.done()
 
@@ -112,3 +116,66 @@ def test_the_sampled_cards_differ_from_the_real_ones_across_seeds(walk: Recorded
         assert any(cards != real for cards in sampled), f"{walk.name}: seat {seat}'s samples keep the real cards"
         assert len({tuple(cards) for cards in sampled}) > 1, f"{walk.name}: seat {seat}'s samples are all alike"
         assert all(game.view(start, seat) == view for start in starts)
+
+
+# --- In the middle of a turn ------------------------------------------------------------------------------------------
+
+
+def _mid_turn(walk: Recorded) -> int:
+    """A position in the middle of a turn just after a seat drew (or peeked at) a card only it saw, and has more to
+    do; else, in a game without one, just after a seat's move that chance follows in the same turn."""
+    events = walk.events
+    middle = [
+        k + 1
+        for k in range(len(events) - 1)
+        if events[k].actor is not None and events[k + 1].turn == events[k].turn and events[k].turn > 0
+    ]
+    drawn = [seq for seq in middle if events[seq - 1].payload.TYPE in DRAWS and events[seq].actor is not None]
+    assert middle, f"{walk.name}: no turn of several events"
+    return (drawn or middle)[0]
+
+
+def test_a_seats_what_if_in_the_middle_of_anothers_turn_tells_nothing_of_its_draw(walk: Recorded) -> None:
+    api, found, game = api_of(walk), Findings("mid-turn what-ifs"), walk.game
+    seq = _mid_turn(walk)
+    drawer, state, turn = walk.events[seq - 1].actor, walk.states[seq], walk.events[seq - 1].turn
+    for seat in (s for s in range(walk.seats) if s != drawer):
+        token, where = walk.token(seat), f"{walk.name} what-if of seat {seat} after event {seq}"
+        made = api.ok("POST", "/games/1/branches", token, json={"seq": seq, "bot": "random", "seed": 11})
+        found.tried()
+        if (made["fork_seq"], made["fork_turn"], made["seed"]) != (seq, turn, 11):
+            found.wrong(where, f"forked at {made['fork_seq']} (turn {made['fork_turn']}), seed {made['seed']}")
+        served = api.ok("GET", f"/games/1/whatifs/{made['whatif']}", token)
+        # Another hand of the drawer (and every other card the seat could not see): the same line must come of it.
+        other = game.determinize(game.view(state, seat), seat, Random(f"another draw/{seat}"))
+        real_line = sampled_line(game, state, seat, 11, seq, [], "random")
+        other_line = sampled_line(game, other, seat, 11, seq, [], "random")
+        if real_line.steps != other_line.steps or real_line.end != other_line.end:
+            found.leak(where, "its line depends on the drawer's hidden card")
+        told = [whole(Event(1, s, o.turn, o.actor, o.payload)) for s, o in enumerate(real_line.steps, seq + 1)]
+        if served["events"] != _json(told) or served["start"] != _json(game.describe(real_line.start)):
+            found.leak(where, "the served line is not the one of the seat's view")
+        if game.view(real_line.start, seat) != game.view(state, seat):
+            found.wrong(where, "its start does not keep what the seat saw")
+        if api.ok("GET", f"/games/1/whatifs/{made['whatif']}?seed=11", token) != served:
+            found.wrong(where, "its recorded seed does not deal it again the same")
+        # The drawer's own next move, asked for by another seat: refused, naming none of the drawer's cards.
+        if game.to_move(state) == drawer:
+            theirs = game.action_json(game.legal_actions(game.view(state, drawer))[0])
+            body = {"seq": seq, "actions": [theirs]}
+            refused = api.call("POST", "/games/1/branches", token, json=body)
+            if refused.status_code != 422:
+                found.wrong(where + " with the drawer's move", f"{refused.status_code}, not 422")
+            check_error(found, walk, where + " with the drawer's move", refused, body, walk.hidden[seat])
+    # The drawer's what-if there plays its own next move, from the legal actions its view lists at that event.
+    mine = api.ok("GET", f"/games/1/state?seq={seq}", walk.token(drawer))
+    if mine["to_move"] == drawer:
+        body = {"seq": seq, "actions": [mine["legal"][-1]], "bot": "random"}
+        made = api.ok("POST", "/games/1/branches", walk.token(drawer), json=body)
+        line = api.ok("GET", f"/games/1/whatifs/{made['whatif']}", walk.token(drawer))
+        if line["events"][0]["seq"] != seq + 1 or line["events"][0]["actor"] != drawer:
+            found.wrong(f"{walk.name} drawer's what-if after event {seq}", line["events"][0])
+    public = api.ok("GET", "/games/1/tree")["whatifs"]
+    if any(set(w) != PUBLIC_PART for w in public):
+        found.leak(f"{walk.name} tree", f"a what-if shows more than its public part: {public[:1]}")
+    found.done()

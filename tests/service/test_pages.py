@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -104,6 +105,42 @@ def test_a_seat_plays_a_what_if_on_its_board_from_a_deal_sampled_from_its_view(a
         assert tab.errors == []
     tree = api.ok("GET", "/games/8/tree")
     assert tree["branches"] == [] and [(w["seat"], w["fork_turn"]) for w in tree["whatifs"]] == [(2, 3)]
+
+
+def _draws(api: Api, game_id: int) -> list[dict[str, Any]]:
+    """The game's draws (a seat's three cards, then its keep in the same turn), as log lines."""
+    events = api.ok("GET", f"/games/{game_id}/events?after=0&limit=5000", ADMIN)["events"]
+    return [event for event in events if event["type"] == "moirai.drew"]
+
+
+def test_a_seat_forks_a_what_if_in_the_middle_of_a_turn_on_its_board_and_deals_it_again(api: Api) -> None:
+    draws = _draws(api, 9)
+    theirs = next(event for event in draws if event["actor"] != 2)  # another seat drew; it keeps next
+    mine = next(event for event in draws if event["actor"] == 2)
+    with browser_tab(f"{api.base}/games/9/replay?token={_seat_token(api, 9, 2)}") as tab:
+        page = tab.page
+        page.click(f"#moves button[data-seq='{mine['seq']}']")  # its own draw: the keeps of that very position
+        page.wait_for_selector("#legal button.legal:not(.play-on)")
+        assert f"after event {mine['seq']} (turn {mine['turn']})" in page.inner_text("#whatif-status")
+        assert all('"keep"' in text for text in page.locator("#legal button.legal").all_inner_texts())
+        page.click(f"#moves button[data-seq='{theirs['seq']}']")  # another seat's draw: nothing of it to list
+        page.wait_for_selector("#legal button.play-on")
+        assert f"after event {theirs['seq']}" in page.inner_text("#whatif-status")
+        page.select_option("#whatif-bot", "random")
+        page.fill("#whatif-seed", "4242")
+        page.click("#legal button.play-on")
+        page.wait_for_selector("#compare[data-whatif]", timeout=60_000)
+        number = int(page.get_attribute("#compare", "data-whatif") or 0)
+        assert page.get_attribute("#compare", "data-fork-seq") == str(theirs["seq"])
+        assert "seed 4242" in page.inner_text("#whatif-status")
+        page.click("#deal-again")  # the same what-if from a fresh seed
+        page.wait_for_selector(f"#compare[data-whatif='{number + 1}']", timeout=60_000)
+        page.wait_for_selector(f"#tree li.whatif[data-whatif='{number + 1}']")
+        assert f"after event {theirs['seq']}" in page.inner_text("#tree")
+        assert tab.errors == []
+    made = api.ok("GET", "/games/9/tree")["whatifs"][-2:]
+    assert [(w["fork_seq"], w["fork_turn"], w["seat"]) for w in made] == [(theirs["seq"], theirs["turn"], 2)] * 2
+    assert made[0]["seed"] == 4242 and made[1]["seed"] != 4242
 
 
 def test_pages_send_a_policy_that_runs_only_their_own_scripts(api: Api) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from tests.service.client import ADMIN, Api
 
 
@@ -111,3 +113,114 @@ def test_the_table_still_branches_with_the_recorded_deal(api: Api) -> None:
     at_fork = api.ok("GET", f"/games/{game}/state?turn=2&as=all", table)["state"]
     assert api.ok("GET", f"/games/{branched['id']}/state?as=all", branched["tokens"]["table"])["state"] == at_fork
     assert api.ok("GET", f"/games/{game}/tree")["whatifs"] == []
+
+
+# --- At the exact position, and from a chosen seed --------------------------------------------------------------------
+
+
+def _moirai(api: Api) -> tuple[dict[str, Any], int]:
+    """A Moirai game whose first player has drawn and must now keep a card: its position in the middle of turn 1."""
+    created = api.create("moirai", ["Ann", "Ben", "Cy"], seed=5)
+    table = created["tokens"]["table"]
+    now = api.ok("GET", f"/games/{created['id']}/state", table)
+    drawn = api.ok(
+        "POST",
+        f"/games/{created['id']}/actions",
+        table,
+        json={"expected_seq": now["seq"], "action": {"type": "draw"}},
+    )
+    assert drawn["turn"] == 1 and drawn["to_move"] == now["to_move"]  # the same seat, the same turn: it keeps next
+    return created, drawn["seq"]
+
+
+def test_a_what_if_forks_at_the_exact_event_in_the_middle_of_a_turn(api: Api) -> None:
+    created, seq = _moirai(api)
+    game, tokens = created["id"], created["tokens"]
+    mover = api.ok("GET", f"/games/{game}/state", tokens["table"])["to_move"]
+    mine = api.ok("GET", f"/games/{game}/state?seq={seq}", tokens["seats"][mover])
+    assert mine["legal"] and all(action["type"] == "keep" for action in mine["legal"])  # that position's actions
+    body = {"seq": seq, "actions": [mine["legal"][-1]], "bot": "random"}
+    made = api.ok("POST", f"/games/{game}/branches", tokens["seats"][mover], json=body)
+    assert (made["fork_seq"], made["fork_turn"]) == (seq, 1)
+    line = api.ok("GET", f"/games/{game}/whatifs/{made['whatif']}", tokens["seats"][mover])
+    assert _visible_in(mine["state"], line["start"])  # the seat's view at that event, its drawn cards included
+    first = line["events"][0]
+    assert (first["seq"], first["turn"], first["actor"], first["type"]) == (seq + 1, 1, mover, "moirai.kept")
+    tree = api.ok("GET", f"/games/{game}/tree")
+    assert [(w["fork_seq"], w["fork_turn"]) for w in tree["whatifs"]] == [(seq, 1)]
+
+
+def test_a_seat_not_to_move_in_the_middle_of_a_turn_lets_the_bot_play_on_from_there(api: Api) -> None:
+    created, seq = _moirai(api)
+    game, tokens = created["id"], created["tokens"]
+    mover = api.ok("GET", f"/games/{game}/state", tokens["table"])["to_move"]
+    other = (mover + 1) % 3
+    theirs = api.ok("GET", f"/games/{game}/state?seq={seq}", tokens["seats"][other])
+    assert theirs["to_move"] == mover and theirs["legal"] is None  # the drawn cards are not its to list
+    refused = api.call(
+        "POST", f"/games/{game}/branches", tokens["seats"][other], json={"seq": seq, "actions": [{"type": "draw"}]}
+    )
+    assert refused.status_code == 422 and f"plays only seat {other}'s moves" in refused.json()["error"]
+    made = api.ok("POST", f"/games/{game}/branches", tokens["seats"][other], json={"seq": seq, "bot": "random"})
+    line = api.ok("GET", f"/games/{game}/whatifs/{made['whatif']}", tokens["seats"][other])
+    assert line["events"][0]["seq"] == seq + 1 and line["events"][0]["actor"] == mover and line["status"] == "finished"
+
+
+def test_a_chosen_seed_is_kept_in_the_recipe_and_deals_the_same_line_again(api: Api) -> None:
+    created = _played(api)
+    game, seat_1 = created["id"], created["tokens"]["seats"][1]
+    first = api.ok("POST", f"/games/{game}/branches", seat_1, json={"turn": 2, "bot": "random", "seed": 2**63 - 1})
+    again = api.ok("POST", f"/games/{game}/branches", seat_1, json={"turn": 2, "bot": "random", "seed": 2**63 - 1})
+    other = api.ok("POST", f"/games/{game}/branches", seat_1, json={"turn": 2, "bot": "random", "seed": 0})
+    assert first["seed"] == again["seed"] == 2**63 - 1 and other["seed"] == 0
+    lines = [api.ok("GET", f"/games/{game}/whatifs/{n}", seat_1) for n in (1, 2, 3)]
+    assert lines[0] | {"whatif": 0} == lines[1] | {"whatif": 0}  # the same recipe, the same line
+    assert lines[0]["start"] != lines[2]["start"]  # another seed, another deal
+    assert [w["seed"] for w in api.ok("GET", f"/games/{game}/tree")["whatifs"]] == [2**63 - 1, 2**63 - 1, 0]
+    dealt_again = api.ok("GET", f"/games/{game}/whatifs/3?seed={2**63 - 1}", seat_1)
+    assert dealt_again | {"whatif": 0} == lines[0] | {"whatif": 0}  # a recipe read from another seed: nothing kept
+    assert len(api.ok("GET", f"/games/{game}/tree")["whatifs"]) == 3
+    chances = api.ok("GET", f"/games/{game}/whatifs/3/chances?turn=3&rollouts=4&seed=7", seat_1)
+    assert chances["seed"] == 7 and chances["sampled"]
+
+
+@pytest.mark.parametrize("seed", [-1, 2**63, "7", True, 1.5, None])
+def test_a_seed_that_is_no_integer_in_range_is_refused_in_one_line_and_nothing_kept(api: Api, seed: Any) -> None:
+    created = _played(api)
+    game, seat_0 = created["id"], created["tokens"]["seats"][0]
+    body = {"turn": 3, "bot": "random", "seed": seed} if seed is not None else {"turn": 3, "seed": {"n": 1}}
+    refused = api.call("POST", f"/games/{game}/branches", seat_0, json=body)
+    error = refused.json()["error"]
+    assert refused.status_code == 422 and error.startswith("body.seed: ") and "\n" not in error
+    assert api.ok("GET", f"/games/{game}/tree")["whatifs"] == []
+    bad_query = api.call("GET", f"/games/{game}/whatifs/1?seed={seed}", seat_0)
+    assert bad_query.status_code in (404, 422)  # no what-if 1 yet, or a seed refused first
+
+
+def test_a_what_if_read_from_a_seed_out_of_range_is_refused(api: Api) -> None:
+    created = _played(api)
+    game, seat_0 = created["id"], created["tokens"]["seats"][0]
+    api.ok("POST", f"/games/{game}/branches", seat_0, json={"turn": 3, "bot": "random"})
+    for seed in ("-1", str(2**63), "x"):
+        refused = api.call("GET", f"/games/{game}/whatifs/1?seed={seed}", seat_0)
+        assert refused.status_code == 422 and refused.json()["error"].startswith("query.seed: ")
+
+
+@pytest.mark.parametrize("body", [{}, {"turn": 2, "seq": 5}, {"seq": 0}])
+def test_a_fork_is_at_a_turn_or_just_after_an_event_one_of_them(api: Api, body: dict[str, Any]) -> None:
+    created = _played(api)
+    refused = api.call("POST", f"/games/{created['id']}/branches", created["tokens"]["seats"][0], json=body)
+    assert refused.status_code == 422 and refused.json()["error"].startswith("body.seq: ")
+
+
+def test_the_table_branches_at_an_exact_event_with_the_recorded_deal_and_takes_no_seed(api: Api) -> None:
+    created = _played(api)
+    game, table = created["id"], created["tokens"]["table"]
+    refused = api.call("POST", f"/games/{game}/branches", table, json={"seq": 3, "seed": 4})
+    assert refused.status_code == 400 and "a seat's what-if" in refused.json()["error"]
+    assert api.ok("GET", f"/games/{game}/tree")["branches"] == []
+    at = api.ok("GET", f"/games/{game}/state?seq=3&as=all", table)
+    branched = api.ok("POST", f"/games/{game}/branches", table, json={"seq": 3})
+    assert api.ok("GET", f"/games/{branched['id']}/state?as=all", branched["tokens"]["table"])["state"] == at["state"]
+    (made,) = api.ok("GET", f"/games/{game}/tree")["branches"]
+    assert (made["fork_seq"], made["fork_turn"]) == (3, at["turn"])
