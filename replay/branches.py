@@ -230,12 +230,19 @@ class WhatIf:
 
 @dataclass(frozen=True, slots=True)
 class Line:
-    """A what-if's line: its sampled start, the steps played from it, and the state after them."""
+    """A what-if's line: its sampled start, the steps played from it, the state after them, and the turns begun at
+    its start (a fork in the middle of a turn has begun that turn)."""
 
     game: Game
     start: Any
     steps: list[Step]
     end: Any
+    begun: int
+
+    @property
+    def turns(self) -> int:
+        """The turns begun at the line's end."""
+        return self.steps[-1].turn if self.steps else self.begun
 
     def at_turn(self, turn: int) -> Any:
         """The line's state at the start of `turn` (its start before the first step's turn, its end past the last)."""
@@ -258,7 +265,15 @@ def sampled_start(game: Game, state: Any, seat: int, seed: int) -> Any:
 
 
 def sampled_line(
-    game: Game, state: Any, seat: int, seed: int, fork_seq: int, actions: Sequence[Any], bot: str | None
+    game: Game,
+    state: Any,
+    seat: int,
+    seed: int,
+    fork_seq: int,
+    actions: Sequence[Any],
+    bot: str | None,
+    *,
+    begun: int,
 ) -> Line:
     """The line of a what-if of `seat` from the real position `state` (after event `fork_seq`): its start sampled
     from the seat's view, the seat's `actions` played there, then the bot to the end; chance and the bots take
@@ -271,14 +286,14 @@ def sampled_line(
         )
         raise IllegalAction(f"{whose} moves at this position: seat {seat}'s what-if plays only seat {seat}'s moves")
     end, steps = advance(game, start, seed, fork_seq, actions, bot)
-    return Line(game, start, steps, end)
+    return Line(game, start, steps, end, begun)
 
 
 def line_of(store: Store, whatif: WhatIf) -> Line:
     """A what-if's line, played again from its recipe and its parent's position at the fork (just after its event
     `fork_seq`, at the start of its turn or in the middle of it)."""
     at = position(store, whatif.parent, seq=whatif.fork_seq or None, turn=None if whatif.fork_seq else whatif.fork_turn)
-    return sampled_line(at.game, at.state, whatif.seat, whatif.seed, at.seq, whatif.actions, whatif.bot)
+    return sampled_line(at.game, at.state, whatif.seat, whatif.seed, at.seq, whatif.actions, whatif.bot, begun=at.turn)
 
 
 def plan_whatif(
@@ -301,7 +316,7 @@ def plan_whatif(
     if bot is not None:
         get_bot(at.game, bot)
     whatif = WhatIf(game_id, 0, seat, fork.turn, at.seq, seed, tuple(actions), bot)
-    return whatif, sampled_line(at.game, at.state, seat, whatif.seed, at.seq, actions, bot)
+    return whatif, sampled_line(at.game, at.state, seat, whatif.seed, at.seq, actions, bot, begun=fork.begun)
 
 
 def record_whatif(store: Store, whatif: WhatIf) -> WhatIf:

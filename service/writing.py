@@ -228,7 +228,7 @@ def _seat_whatif(game_name: str, game_id: int, seat: int, body: BranchBody) -> S
         over = game.to_move(line.end) is None
         return made.to_json() | {
             "seq": made.fork_seq + len(line.steps),
-            "turns": line.steps[-1].turn if line.steps else made.fork_turn - 1,
+            "turns": line.turns,
             "status": "finished" if over else "open",
             "scores": game.scores(line.end),
             "winners": game.winners(line.end) if over else [],

@@ -65,8 +65,8 @@ def test_a_seats_what_if_is_played_from_its_view_alone(walk: Recorded) -> None:
         found.tried()
         # Another deal the seat cannot tell from the real one: the same line must come of it.
         other = game.determinize(game.view(at.state, seat), seat, Random(f"another/{seat}"))
-        real_line = sampled_line(game, at.state, seat, made["seed"], at.seq, [], "random")
-        other_line = sampled_line(game, other, seat, made["seed"], at.seq, [], "random")
+        real_line = sampled_line(game, at.state, seat, made["seed"], at.seq, [], "random", begun=at.turn)
+        other_line = sampled_line(game, other, seat, made["seed"], at.seq, [], "random", begun=at.turn)
         if real_line.steps != other_line.steps or real_line.end != other_line.end:
             found.leak(f"{walk.name} what-if of seat {seat}", "its line depends on more than the seat's view")
         told = [whole(Event(1, s, o.turn, o.actor, o.payload)) for s, o in enumerate(real_line.steps, at.seq + 1)]
@@ -148,8 +148,8 @@ def test_a_seats_what_if_in_the_middle_of_anothers_turn_tells_nothing_of_its_dra
         served = api.ok("GET", f"/games/1/whatifs/{made['whatif']}", token)
         # Another hand of the drawer (and every other card the seat could not see): the same line must come of it.
         other = game.determinize(game.view(state, seat), seat, Random(f"another draw/{seat}"))
-        real_line = sampled_line(game, state, seat, 11, seq, [], "random")
-        other_line = sampled_line(game, other, seat, 11, seq, [], "random")
+        real_line = sampled_line(game, state, seat, 11, seq, [], "random", begun=turn)
+        other_line = sampled_line(game, other, seat, 11, seq, [], "random", begun=turn)
         if real_line.steps != other_line.steps or real_line.end != other_line.end:
             found.leak(where, "its line depends on the drawer's hidden card")
         told = [whole(Event(1, s, o.turn, o.actor, o.payload)) for s, o in enumerate(real_line.steps, seq + 1)]

@@ -150,6 +150,14 @@ def test_a_what_if_forks_at_the_exact_event_in_the_middle_of_a_turn(api: Api) ->
     assert [(w["fork_seq"], w["fork_turn"]) for w in tree["whatifs"]] == [(seq, 1)]
 
 
+def test_a_what_if_of_no_moves_in_the_middle_of_a_turn_counts_that_turn_begun(api: Api) -> None:
+    created, seq = _moirai(api)
+    game, tokens = created["id"], created["tokens"]
+    mover = api.ok("GET", f"/games/{game}/state", tokens["table"])["to_move"]
+    made = api.ok("POST", f"/games/{game}/branches", tokens["seats"][mover], json={"seq": seq})
+    assert (made["seq"], made["turns"], made["status"]) == (seq, 1, "open")
+
+
 def test_a_seat_not_to_move_in_the_middle_of_a_turn_lets_the_bot_play_on_from_there(api: Api) -> None:
     created, seq = _moirai(api)
     game, tokens = created["id"], created["tokens"]
