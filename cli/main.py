@@ -1,8 +1,7 @@
-"""The `logs` command: every command module registers itself on the shared app."""
+"""The `logs` command: the shared app, whose group imports a command's module when that command runs (cli/app.py)."""
 
 from __future__ import annotations
 
-from loom.cli import dashboard, demo, exporting, games, logfiles, replaying, serve, whatif  # noqa: F401  (each registers its commands)
 from loom.cli.app import app
 
 

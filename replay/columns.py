@@ -1,15 +1,18 @@
 """Each table's columns, read from its SQLModel class in replay/schema.py: the one place a column is defined.
 
-The SELECT lists of replay/queries.py and the Arrow schemas of replay/writing.py are made from these. The classes are
-read from schema.py's source rather than imported: importing the ORM takes a third of a second, longer than a whole
-`logs show`, and only creating a database needs it. tests/unit/test_columns.py checks that what is read here is what
-the ORM makes of the same classes.
+The SELECT lists of replay/queries.py, the Arrow schemas of replay/writing.py and the statements creating the tables
+(replay/migrations.py) are made from these. The classes are read from schema.py's source rather than imported:
+importing the ORM (SQLModel, SQLAlchemy, duckdb_engine) takes a third of a second, longer than a whole `logs show`,
+and was paid by every command creating a store. tests/integration/test_store_port.py checks that the columns read
+here are what the ORM makes of the same classes, and tests/unit/test_create_tables.py that the statements are the
+ORM's.
 """
 
 from __future__ import annotations
 
 import ast
 import sys
+from collections.abc import Collection
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -20,6 +23,15 @@ if TYPE_CHECKING:
 
 SCHEMA = Path(__file__).with_name("schema.py")
 KINDS = frozenset({"int", "bigint", "str", "bool", "float", "datetime"})
+SQL_TYPES = {
+    "int": "INTEGER",
+    "bigint": "BIGINT",
+    "str": "VARCHAR",
+    "bool": "BOOLEAN",
+    "float": "FLOAT",
+    "datetime": "TIMESTAMP WITH TIME ZONE",
+}
+"""Each kind's DuckDB type, as the ORM names it (SQLModel's datetime is UTCDateTime: with a time zone)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,10 +43,20 @@ class Column:
     nullable: bool
 
 
+@dataclass(frozen=True, slots=True)
+class _Schema:
+    """What schema.py's source says: each table's columns and key (in order), and the tables kept without a key."""
+
+    tables: dict[str, tuple[Column, ...]]
+    keys: dict[str, tuple[str, ...]]
+    unkeyed: frozenset[str]
+
+
 @cache
-def tables() -> dict[str, tuple[Column, ...]]:
-    """Every table's columns in order, by table name."""
-    found: dict[str, tuple[Column, ...]] = {}
+def _schema() -> _Schema:
+    tables: dict[str, tuple[Column, ...]] = {}
+    keys: dict[str, tuple[str, ...]] = {}
+    unkeyed: frozenset[str] = frozenset()
     for node in ast.parse(SCHEMA.read_text(encoding="utf-8")).body:
         if isinstance(node, ast.ClassDef) and any(k.arg == "table" for k in node.keywords):
             name = next(
@@ -45,8 +67,42 @@ def tables() -> dict[str, tuple[Column, ...]]:
                 and item.targets[0].id == "__tablename__"
                 and isinstance(item.value, ast.Constant)
             )
-            found[name] = tuple(_column(item) for item in node.body if isinstance(item, ast.AnnAssign))
-    return found
+            fields = [item for item in node.body if isinstance(item, ast.AnnAssign)]
+            tables[name] = tuple(_column(item) for item in fields)
+            keys[name] = tuple(column.name for column, item in zip(tables[name], fields) if _is_key(item))
+        elif (
+            isinstance(node, ast.Assign)
+            and isinstance(node.targets[0], ast.Name)
+            and node.targets[0].id == "UNKEYED"
+            and isinstance(node.value, ast.Call)
+        ):
+            unkeyed = frozenset(ast.literal_eval(node.value.args[0]))  # frozenset({...})
+    return _Schema(tables, keys, unkeyed)
+
+
+def tables() -> dict[str, tuple[Column, ...]]:
+    """Every table's columns in order, by table name."""
+    return _schema().tables
+
+
+def create_tables(leave_out: Collection[str] = ()) -> list[str]:
+    """The DuckDB statements creating every table but those named in `leave_out` (present already in a database of
+    an older schema): what the ORM makes of schema.py's classes (its `create_tables`), without loading the ORM."""
+    schema = _schema()
+    statements = []
+    for name, columns in schema.tables.items():
+        if name in leave_out:
+            continue
+        lines = [f"{c.name} {SQL_TYPES[c.kind]}{'' if c.nullable else ' NOT NULL'}" for c in columns]
+        if schema.keys[name] and name not in schema.unkeyed:
+            lines.append(f"PRIMARY KEY ({', '.join(schema.keys[name])})")
+        statements.append(f"CREATE TABLE {name} (\n\t" + ",\n\t".join(lines) + "\n)")
+    return statements
+
+
+def _is_key(item: ast.AnnAssign) -> bool:
+    keywords = item.value.keywords if isinstance(item.value, ast.Call) else []
+    return any(k.arg == "primary_key" and isinstance(k.value, ast.Constant) and k.value.value is True for k in keywords)
 
 
 def _column(item: ast.AnnAssign) -> Column:

@@ -59,7 +59,7 @@ def ensure_schema(db: Connection, read_only: bool) -> None:
 
 
 def _create(db: Connection) -> None:
-    from loom.replay.schema import create_tables  # the ORM is loaded only to create a database
+    from loom.replay.columns import create_tables  # schema.py's tables, read without loading the ORM
 
     with db.transaction():
         for statement in create_tables():
@@ -77,7 +77,7 @@ def _upgrade(db: Connection, version: str) -> None:
     log header's tags (the day played, place, event, round, notes), NULL for the games stored before. A game that
     has facts already (schemas 2 and 3 kept them in the transaction of each write) is projected to its last event,
     so nothing is projected twice; the others (a schema-1 store's) are left at their start for the projector."""
-    from loom.replay.schema import create_tables
+    from loom.replay.columns import create_tables
 
     with db.written():
         present = {name for (name,) in db.run(queries.TABLE_NAMES)}
@@ -98,7 +98,7 @@ def _upgrade(db: Connection, version: str) -> None:
 
 def _drop_event_key(db: Connection) -> None:
     """Rebuild the events table from the schema's one definition, without a key, its rows sorted by (game, seq)."""
-    from loom.replay.schema import create_tables
+    from loom.replay.columns import create_tables
 
     db.run(queries.RENAME_OLD_EVENTS)
     others = {name for (name,) in db.run(queries.TABLE_NAMES)} - {"events"}

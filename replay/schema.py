@@ -1,9 +1,10 @@
 """The tables of a Loom database, as SQLModel classes, and the DDL that creates them in DuckDB.
 
-Only table definitions live here, and they are the only ones: replay/columns.py reads each table's columns from
-these classes for the SELECT lists and Arrow schemas. Reads and writes go through DuckDB's own API (replay/store.py),
-because the ORM would be orders of magnitude slower on bulk paths. This module is imported only to create tables
-(replay/migrations.py), and imports nothing of Loom's.
+Only table definitions live here, and they are the only ones: replay/columns.py reads each table's columns, key
+and kind from these classes' source for the SELECT lists, the Arrow schemas and the statements creating the tables.
+Reads and writes go through DuckDB's own API (replay/store.py), because the ORM would be orders of magnitude slower
+on bulk paths. No command imports this module (the ORM takes a third of a second to load): the tests do, to check
+that what columns.py reads is what the ORM makes of it. It imports nothing of Loom's.
 """
 
 from __future__ import annotations
@@ -183,8 +184,8 @@ writer: an append moves the game's last_seq from the seq it expected, in the tra
 
 
 def create_tables(leave_out: Collection[str] = ()) -> list[str]:
-    """The DuckDB statements creating every table but those named in `leave_out` (present already in a database of
-    an older schema)."""
+    """The ORM's DuckDB statements creating every table but those named in `leave_out`: what columns.create_tables,
+    which creates a store's tables without loading the ORM, must make (tests/unit/test_create_tables.py)."""
     from duckdb_engine import Dialect
 
     dialect = Dialect()
