@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from random import Random
+from typing import Any
 
 from loom.engine.moirai.actions import Draw, Keep, Take
+from loom.engine.moirai.cards import UP
 from loom.engine.moirai.rules import place
-from loom.engine.moirai.score import score_table
+from loom.engine.moirai.score import PARTS
 from loom.engine.moirai.state import Loom, MoiraiState
 
 CARD_WORTH = 0.4
@@ -16,13 +18,50 @@ DRAW_HOPE = 1.0
 """What a draw is expected to add over the present position: one card, chosen from three."""
 
 
+class Standing:
+    """The objectives in play as seen from `seat`, every other seat's loom tallied once (score.py's PARTS): a loom
+    for `seat` is then valued by tallying that loom alone, and by the rules that compare seats."""
+
+    def __init__(self, view: MoiraiState, seat: int) -> None:
+        self.seat = seat
+        self.others = [0] * len(view.looms)  # each other seat's points from the objectives scored on its own loom
+        self.own: list[Any] = []  # the tallies of those objectives, for the seat's loom
+        self.compared: list[tuple[Any, Any, list[Any]]] = []  # (tally, rule, every seat's tally) of the others
+        for objective in view.objectives:
+            tally, rule = PARTS[objective]
+            tallies = [None if s == seat else tally(loom) for s, loom in enumerate(view.looms)]
+            if rule is None:
+                self.own.append(tally)
+                for s, points in enumerate(tallies):
+                    if s != seat:
+                        self.others[s] += points
+            else:
+                self.compared.append((tally, rule, tallies))
+
+    def value(self, loom: Loom, face_up: int) -> float:
+        """The seat's lead over the best other seat with `loom` as its loom (hidden starting cards count for
+        nothing), plus a small worth per face-up card (the loom holds `face_up`)."""
+        seat = self.seat
+        totals = self.others.copy()
+        for tally in self.own:
+            totals[seat] += tally(loom)
+        for tally, rule, tallies in self.compared:
+            tallies[seat] = tally(loom)
+            for s, points in enumerate(rule(tallies)):
+                totals[s] += points
+        lead = totals[seat] - max(totals[:seat] + totals[seat + 1 :], default=0)
+        return lead + CARD_WORTH * face_up
+
+
+def face_up(loom: Loom) -> int:
+    """The face-up cards of a loom."""
+    return sum(len(cards) for _, cards, _ in loom)
+
+
 def evaluate(view: MoiraiState, seat: int, loom: Loom) -> float:
     """The seat's lead over the best other seat in the objectives in play with `loom` as its loom (hidden starting
     cards count for nothing), plus a small worth per face-up card."""
-    looms = view.looms[:seat] + (loom,) + view.looms[seat + 1 :]
-    totals = [sum(row.values()) for row in score_table(view.objectives, looms)]
-    lead = totals[seat] - max((t for s, t in enumerate(totals) if s != seat), default=0)
-    return lead + CARD_WORTH * sum(len(cards) for _, cards, _ in loom)
+    return Standing(view, seat).value(loom, face_up(loom))
 
 
 class GreedyBot:
@@ -32,16 +71,18 @@ class GreedyBot:
         """The legal action with the highest one-ply value; ties go to the first in legal order."""
         seat = view.seat
         loom = view.looms[seat]
-        now = evaluate(view, seat, loom)
+        standing = Standing(view, seat)
+        up = face_up(loom)  # a placement adds its face-up cards to these
+        now = standing.value(loom, up)
         best, best_value = legal[0], float("-inf")
         for action in legal:
             match action:
                 case Draw():
                     value = now + DRAW_HOPE
                 case Keep(placement=placed):
-                    value = evaluate(view, seat, place(loom, [placed]))
+                    value = standing.value(place(loom, [placed]), up + (placed[1] == UP))
                 case Take(placed=placed):
-                    value = evaluate(view, seat, place(loom, placed))
+                    value = standing.value(place(loom, placed), up + sum(how == UP for _, how, _ in placed))
                 case _:
                     continue
             if value > best_value:

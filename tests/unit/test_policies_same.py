@@ -1,0 +1,70 @@
+"""The greedy policies and the rules they lean on were made cheaper (issue 16, piece `policies`) without changing a
+choice: at every decision of seeded games, the engine's functions give what the references in tests/unit/reference/
+(the code as it was) give: the same legal actions in the same order, the same scores, the same action chosen for the
+same rng, from the whole legal list and from parts of it (the search offers its policy the untried actions only)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from random import Random
+from typing import Any
+
+from loom.engine.moirai import GAME as MOIRAI
+from loom.engine.moirai.actions import Draw, Keep, Take
+from loom.engine.moirai.bots import GreedyBot as MoiraiGreedy
+from loom.engine.moirai.bots import Standing, face_up
+from loom.engine.moirai.rules import place
+from loom.engine.moirai.score import score_table
+from loom.engine.play import start
+from loom.engine.protocol import AnyGame
+from loom.engine.search import step
+from tests.unit.reference import moirai as old_moirai
+
+
+def decisions(game: AnyGame, seed: int, seats: int) -> Iterator[tuple[Any, Any, list[Any]]]:
+    """(state, the mover's view, its legal actions) at every decision of a seeded game in which each decision is the
+    greedy bot's or a random one's, half and half."""
+    rng = Random(f"loom/test/policies/{game.name}/{seed}")
+    state, _ = start(game, [f"p{k}" for k in range(seats)], rng)
+    greedy = game.bots["greedy"]()
+    while (seat := game.to_move(state)) is not None:
+        view = game.view(state, seat)
+        legal = game.legal_actions(view)
+        yield state, view, legal
+        action = greedy.choose(view, legal, rng) if rng.random() < 0.5 else legal[rng.randrange(len(legal))]
+        state = step(game, state, action, rng)
+
+
+def parts(legal: list[Any], chosen: Any) -> list[list[Any]]:
+    """Parts of a legal list as the search offers them: all of it, without the best so far, every other one."""
+    return [legal, [a for a in legal if a != chosen], legal[::2], legal[1::2]]
+
+
+def same_choices(new: Any, old: Any, view: Any, legal: list[Any], seed: int) -> None:
+    """The two bots choose the same action from the list and from its parts, for the same rng."""
+    first = old.choose(view, legal, Random(seed))
+    for part in parts(legal, first):
+        if part:
+            assert new.choose(view, part, Random(seed)) == old.choose(view, part, Random(seed)), (view, part)
+
+
+def test_moirai_greedy_values_and_scores_are_the_references() -> None:
+    new, old = MoiraiGreedy(), old_moirai.GreedyBot()
+    checked = 0
+    for seed in range(16):
+        for k, (state, view, legal) in enumerate(decisions(MOIRAI, seed, 2 + seed % 4)):
+            assert score_table(state.objectives, state.looms) == old_moirai.score_table(state.objectives, state.looms)
+            seat, loom = view.seat, view.looms[view.seat]
+            standing = Standing(view, seat)
+            for action in legal:
+                match action:
+                    case Keep(placement=placed):
+                        after = place(loom, [placed])
+                    case Take(placed=placed):
+                        after = place(loom, placed)
+                    case Draw():
+                        after = loom
+                assert standing.value(after, face_up(after)) == old_moirai.evaluate(view, seat, after)
+            same_choices(new, old, view, legal, k)
+            checked += 1
+    assert checked > 500
