@@ -12,6 +12,8 @@ from loom.engine.stones_of_fate.rules import to_move
 from loom.engine.stones_of_fate.score import card_points
 from loom.engine.stones_of_fate.state import DECK, SUPPLY, StonesState, grid_of, place, position, side_edges, winner
 
+COLOUR_NUMBER = {name: number for number, name in enumerate(COLOURS)}
+
 PROMISE = 0.8  # a card won by a placement is not yet collected: others may still move or flip first
 RIVAL = 0.5  # a card a rival would win counts against us, less than our own
 PEEK = 0.4
@@ -39,6 +41,7 @@ class _Board:
         self.grid = grid
         self.now = {p: self.standing(view.stones, [p]) for p in self.known}
         self.memo: dict[tuple[int, int, int], float] = {}
+        self.ends: dict[str, tuple[int, list[int]]] = {}  # per edge name asked so far: its edge, the cards beside
 
     def standing(self, stones: tuple[tuple[int, ...], ...], positions: Sequence[int]) -> float:
         """Our value minus part of the rivals' over these known cards, with these stones."""
@@ -52,12 +55,24 @@ class _Board:
                 total -= RIVAL * value(self.view, w, c)
         return total
 
+    def end(self, name: str) -> tuple[int, list[int]]:
+        """The edge called `name` (-1 for the supply) and the known cards beside it, remembered: moves share ends."""
+        found = self.ends.get(name)
+        if found is None:
+            edge = place(self.view, name)
+            found = self.ends[name] = (edge, self.beside.get(edge, []))
+        return found
+
     def move_gain(self, move: Move) -> float:
         """How much a stone move improves the standing of the cards beside its two edges."""
-        source, target = place(self.view, move.source), place(self.view, move.target)
-        beside_source, beside_target = self.beside.get(source, []), self.beside.get(target, [])
-        colour = COLOURS.index(move.colour) if move.colour else self.seat
-        if set(beside_source) & set(beside_target):  # both edges of one card: the two changes interact
+        ends = self.ends
+        source, beside_source = ends.get(move.source) or self.end(move.source)
+        target, beside_target = ends.get(move.target) or self.end(move.target)
+        if not (beside_source or beside_target):  # no known card beside either edge: nothing changes
+            return 0.0
+        colour = COLOUR_NUMBER[move.colour] if move.colour else self.seat
+        if beside_source and beside_target and not set(beside_source).isdisjoint(beside_target):
+            # both edges of one card: the two changes interact
             return self._gain(colour, ((source, -1), (target, 1)), sorted({*beside_source, *beside_target}))
         return self._one(colour, source, -1, beside_source) + self._one(colour, target, 1, beside_target)
 
@@ -95,7 +110,11 @@ class GreedyBot:
         board = _Board(view, seat)
         best, best_value = legal[0], float("-inf")
         for action in legal:
-            score = self._value(board, action)
+            if type(action) is Move:  # most of a turn's actions: valued here without the match below
+                gain = board.move_gain(action)
+                score = PROMISE * gain if gain > 0 else float("-inf") if gain < 0 else -1.0
+            else:
+                score = self._value(board, action)
             if score > best_value:
                 best, best_value = action, score
         return best

@@ -197,9 +197,16 @@ def winner(
     power = POWER_SIDES[flipped]
     found, best, tied, qualified = None, 0, False, 0
     for seat, mine in enumerate(stones):
-        if any(mine[edges[side]] for side in forbidden) if forbidden else False:
-            continue
-        if keystones and any(mine[edges[side]] != count for side, count in keystones):
+        excluded = False
+        for side in forbidden:
+            if mine[edges[side]]:
+                excluded = True
+                break
+        for side, count in keystones:
+            if excluded or mine[edges[side]] != count:
+                excluded = True
+                break
+        if excluded:
             continue
         if not power:
             found, qualified = seat, qualified + 1

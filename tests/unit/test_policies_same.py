@@ -18,7 +18,14 @@ from loom.engine.moirai.score import score_table
 from loom.engine.play import start
 from loom.engine.protocol import AnyGame
 from loom.engine.search import step
+from loom.engine.stones_of_fate import GAME as STONES_OF_FATE
+from loom.engine.stones_of_fate.actions import Move
+from loom.engine.stones_of_fate.bots import GreedyBot as StonesGreedy
+from loom.engine.stones_of_fate.bots import _Board
+from loom.engine.stones_of_fate.cards import CARDS
+from loom.engine.stones_of_fate.state import EMPTY, side_edges, winner
 from tests.unit.reference import moirai as old_moirai
+from tests.unit.reference import stones_of_fate as old_stones
 
 
 def decisions(game: AnyGame, seed: int, seats: int) -> Iterator[tuple[Any, Any, list[Any]]]:
@@ -51,7 +58,7 @@ def same_choices(new: Any, old: Any, view: Any, legal: list[Any], seed: int) -> 
 def test_moirai_greedy_values_and_scores_are_the_references() -> None:
     new, old = MoiraiGreedy(), old_moirai.GreedyBot()
     checked = 0
-    for seed in range(16):
+    for seed in range(8):
         for k, (state, view, legal) in enumerate(decisions(MOIRAI, seed, 2 + seed % 4)):
             assert score_table(state.objectives, state.looms) == old_moirai.score_table(state.objectives, state.looms)
             seat, loom = view.seat, view.looms[view.seat]
@@ -67,4 +74,33 @@ def test_moirai_greedy_values_and_scores_are_the_references() -> None:
                 assert standing.value(after, face_up(after)) == old_moirai.evaluate(view, seat, after)
             same_choices(new, old, view, legal, k)
             checked += 1
-    assert checked > 500
+    assert checked > 300
+
+
+def test_stones_of_fate_greedy_gains_and_the_winner_of_a_card_are_the_references() -> None:
+    new, old = StonesGreedy(), old_stones.GreedyBot()
+    rng = Random(7)
+    checked = 0
+    for seed in range(5):
+        for k, (state, view, legal) in enumerate(decisions(STONES_OF_FATE, seed, 2 + seed % 3)):
+            seat = STONES_OF_FATE.to_move(view)
+            board, reference = _Board(view, seat), old_stones._Board(view, seat)
+            for action in legal:
+                if isinstance(action, Move):
+                    assert board.move_gain(action) == reference.move_gain(action), action
+            same_choices(new, old, view, legal, k)
+            for at, flipped in enumerate(state.spread):  # S8 on this table, and with a stone more or less anywhere
+                if flipped == EMPTY:
+                    continue
+                edges = side_edges(state, at)
+                stones = [list(row) for row in state.stones]
+                stones[rng.randrange(len(stones))][rng.choice(edges)] += rng.choice((1, 2))
+                for table in (state.stones, tuple(map(tuple, stones))):
+                    assert winner(table, edges, flipped) == old_stones.winner(table, edges, flipped)
+                    zones = rng.randrange(len(CARDS))  # another card's zones, as the rules ask of a zone
+                    forbidden, keystones = old_stones.FORBIDDEN_SIDES[zones], old_stones.KEYSTONE_SIDES[zones]
+                    assert winner(table, edges, flipped, forbidden=forbidden, keystones=keystones) == old_stones.winner(
+                        table, edges, flipped, forbidden=forbidden, keystones=keystones
+                    )
+            checked += 1
+    assert checked > 300
