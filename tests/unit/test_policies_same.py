@@ -15,6 +15,12 @@ from loom.engine.moirai.bots import GreedyBot as MoiraiGreedy
 from loom.engine.moirai.bots import Standing, face_up
 from loom.engine.moirai.rules import place
 from loom.engine.moirai.score import score_table
+from loom.engine.moorea import GAME as MOOREA
+from loom.engine.moorea.actions import legal_actions as moorea_legal
+from loom.engine.moorea.bots import GreedyBot as MooreaGreedy
+from loom.engine.moorea.bots import _appraise, _demand
+from loom.engine.moorea.cards import PRODUCTS
+from loom.engine.moorea.state import counts, product_payments, sites_of
 from loom.engine.play import start
 from loom.engine.protocol import AnyGame
 from loom.engine.search import step
@@ -25,6 +31,7 @@ from loom.engine.stones_of_fate.bots import _Board
 from loom.engine.stones_of_fate.cards import CARDS
 from loom.engine.stones_of_fate.state import EMPTY, side_edges, winner
 from tests.unit.reference import moirai as old_moirai
+from tests.unit.reference import moorea as old_moorea
 from tests.unit.reference import stones_of_fate as old_stones
 
 
@@ -104,3 +111,25 @@ def test_stones_of_fate_greedy_gains_and_the_winner_of_a_card_are_the_references
                     )
             checked += 1
     assert checked > 300
+
+
+def test_moorea_legal_actions_payments_and_greedy_choices_are_the_references() -> None:
+    new, old = MooreaGreedy(), old_moorea.GreedyBot()
+    checked = 0
+    for seed in range(4):
+        for k, (state, view, legal) in enumerate(decisions(MOOREA, seed, 2 + seed % 3)):
+            assert legal == old_moorea.legal_actions(view)
+            assert moorea_legal(state) == old_moorea.legal_actions(state)
+            seat = view.seat
+            hand, sites = counts(view.hands[seat]), sites_of(view.owned[seat])
+            for product in PRODUCTS[k % 7 :: 7]:  # every product now and then, with and without a net
+                for net in (False, True):
+                    assert product_payments(product, hand, sites, net) == old_moorea.product_payments(
+                        product, hand, sites, net
+                    )
+            worth = _appraise(view)
+            assert worth == old_moorea._appraise(view)
+            assert _demand(view, worth) == old_moorea._demand(view, worth)
+            same_choices(new, old, view, legal, k)
+            checked += 1
+    assert checked > 500
