@@ -21,6 +21,9 @@ from loom.engine.moorea.bots import GreedyBot as MooreaGreedy
 from loom.engine.moorea.bots import _appraise, _demand
 from loom.engine.moorea.cards import PRODUCTS
 from loom.engine.moorea.state import counts, product_payments, sites_of
+from loom.engine.motto import GAME as MOTTO
+from loom.engine.motto.bots import GreedyBot as MottoGreedy
+from loom.engine.motto.bots import best_play_points, best_play_points_with
 from loom.engine.play import start
 from loom.engine.protocol import AnyGame
 from loom.engine.search import step
@@ -32,6 +35,7 @@ from loom.engine.stones_of_fate.cards import CARDS
 from loom.engine.stones_of_fate.state import EMPTY, side_edges, winner
 from tests.unit.reference import moirai as old_moirai
 from tests.unit.reference import moorea as old_moorea
+from tests.unit.reference import motto as old_motto
 from tests.unit.reference import stones_of_fate as old_stones
 
 
@@ -130,6 +134,23 @@ def test_moorea_legal_actions_payments_and_greedy_choices_are_the_references() -
             worth = _appraise(view)
             assert worth == old_moorea._appraise(view)
             assert _demand(view, worth) == old_moorea._demand(view, worth)
+            same_choices(new, old, view, legal, k)
+            checked += 1
+    assert checked > 500
+
+
+def test_motto_greedy_points_and_choices_are_the_references() -> None:
+    new, old = MottoGreedy(), old_motto.GreedyBot()
+    checked = 0
+    for seed in range(12):
+        for k, (_, view, legal) in enumerate(decisions(MOTTO, seed, 2 + seed % 4)):
+            hand = [c for c in view.hands[view.seat] if c >= 0]
+            now = best_play_points(view.stacks, hand)
+            assert now == old_motto.best_play_points(view.stacks, hand)
+            for card in view.pool:
+                assert best_play_points_with(view.stacks, hand, card, now) == old_motto.best_play_points_with(
+                    view.stacks, hand, card, now
+                )
             same_choices(new, old, view, legal, k)
             checked += 1
     assert checked > 500
