@@ -39,9 +39,9 @@ class _Board:
             for e in self.edges[p]:
                 self.beside.setdefault(e, []).append(p)
         self.grid = grid
+        self.values: dict[tuple[int, int], float] = {}
         self.now = {p: self.standing(view.stones, [p]) for p in self.known}
-        self.memo: dict[tuple[int, int, int], float] = {}
-        self.ends: dict[str, tuple[int, list[int]]] = {}  # per edge name asked so far: its edge, the cards beside
+        self.ends: dict[tuple[str | None, str, int], tuple[int, list[int], frozenset[int], float]] = {}
 
     def standing(self, stones: tuple[tuple[int, ...], ...], positions: Sequence[int]) -> float:
         """Our value minus part of the rivals' over these known cards, with these stones."""
@@ -50,40 +50,47 @@ class _Board:
             c = self.view.spread[p]
             w = winner(stones, self.edges[p], c)
             if w == self.seat:
-                total += value(self.view, self.seat, c)
+                total += self.value(w, c)
             elif w is not None:
-                total -= RIVAL * value(self.view, w, c)
+                total -= RIVAL * self.value(w, c)
         return total
 
-    def end(self, name: str) -> tuple[int, list[int]]:
-        """The edge called `name` (-1 for the supply) and the known cards beside it, remembered: moves share ends."""
-        found = self.ends.get(name)
+    def value(self, seat: int, c: int) -> float:
+        """`value(view, seat, c)`, remembered: the same few cards are weighed for every stone move."""
+        found = self.values.get((seat, c))
+        if found is None:
+            found = self.values[seat, c] = value(self.view, seat, c)
+        return found
+
+    def end(self, colour: str | None, name: str, change: int) -> tuple[int, list[int], frozenset[int], float]:
+        """A stone of `colour` (the seat's if None) leaving (-1) or reaching (+1) the edge called `name`: the edge (-1
+        for the supply), the known cards beside it, the same as a set, and the gain of that change alone;
+        remembered, as moves share their ends."""
+        key = (colour, name, change)
+        found = self.ends.get(key)
         if found is None:
             edge = place(self.view, name)
-            found = self.ends[name] = (edge, self.beside.get(edge, []))
+            touched = self.beside.get(edge, [])
+            number = COLOUR_NUMBER[colour] if colour else self.seat
+            gain = self._gain(number, ((edge, change),), touched) if touched else 0.0
+            found = self.ends[key] = (edge, touched, frozenset(touched), gain)
         return found
 
     def move_gain(self, move: Move) -> float:
         """How much a stone move improves the standing of the cards beside its two edges."""
+        colour = move.colour
         ends = self.ends
-        source, beside_source = ends.get(move.source) or self.end(move.source)
-        target, beside_target = ends.get(move.target) or self.end(move.target)
-        if not (beside_source or beside_target):  # no known card beside either edge: nothing changes
-            return 0.0
-        colour = COLOUR_NUMBER[move.colour] if move.colour else self.seat
-        if beside_source and beside_target and not set(beside_source).isdisjoint(beside_target):
+        source, beside_source, around_source, lose = ends.get((colour, move.source, -1)) or self.end(
+            colour, move.source, -1
+        )
+        target, beside_target, around_target, gain = ends.get((colour, move.target, 1)) or self.end(
+            colour, move.target, 1
+        )
+        if around_source and not around_source.isdisjoint(around_target):
             # both edges of one card: the two changes interact
-            return self._gain(colour, ((source, -1), (target, 1)), sorted({*beside_source, *beside_target}))
-        return self._one(colour, source, -1, beside_source) + self._one(colour, target, 1, beside_target)
-
-    def _one(self, colour: int, edge: int, change: int, touched: list[int]) -> float:
-        """The gain of one stone more or less on `edge`, remembered: many moves share a source or a target."""
-        if not touched:
-            return 0.0
-        key = (colour, edge, change)
-        if key not in self.memo:
-            self.memo[key] = self._gain(colour, ((edge, change),), touched)
-        return self.memo[key]
+            number = COLOUR_NUMBER[colour] if colour else self.seat
+            return self._gain(number, ((source, -1), (target, 1)), sorted(around_source | around_target))
+        return lose + gain
 
     def _gain(self, colour: int, changes: tuple[tuple[int, int], ...], touched: list[int]) -> float:
         mine = list(self.view.stones[colour])
