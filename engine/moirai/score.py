@@ -8,6 +8,7 @@ final reveal scores what is known of it.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
 from loom.engine.moirai.cards import COLOUR_OF, COLOURS, DECADE_OF, OBJECTIVES
@@ -116,13 +117,20 @@ def lachesis_5(looms: tuple[Loom, ...]) -> list[int]:
     return [longest(loom) for loom in looms]
 
 
+NO_CARDS = (0,) * len(COLOURS)
+
+
+@lru_cache(maxsize=4096)
+def life_colours(cards: tuple[int, ...]) -> tuple[int, ...]:
+    """How many face-up cards of each colour a life holds (remembered: a loom's lives are scored again and again as
+    the greedy bot tries each placement)."""
+    return tuple(colour_counts(cards))
+
+
 def single_life_colours(loom: Loom) -> list[int]:
     """Per colour, the most cards of it in a single life of the loom."""
-    best = [0] * len(COLOURS)
-    for _, cards, _ in loom:
-        if cards:
-            best = list(map(max, best, colour_counts(cards)))
-    return best
+    columns = zip(NO_CARDS, *[life_colours(cards) for _, cards, _ in loom])  # a colour's count: none, each life's
+    return list(map(max, columns))
 
 
 def single_life_majorities(counts: list[list[int]]) -> list[int]:
@@ -137,8 +145,7 @@ def lachesis_6(looms: tuple[Loom, ...]) -> list[int]:
 
 def four_colour_lives(loom: Loom) -> int:
     """Lachesis 7's points: 3 per life holding face-up cards of all four colours."""
-    full = len(COLOURS)
-    return OBJECTIVES[7].points[0] * sum(len({COLOUR_OF[c] for c in cards}) == full for _, cards, _ in loom)
+    return OBJECTIVES[7].points[0] * sum(0 not in life_colours(cards) for _, cards, _ in loom)
 
 
 def lachesis_7(looms: tuple[Loom, ...]) -> list[int]:
@@ -146,6 +153,7 @@ def lachesis_7(looms: tuple[Loom, ...]) -> list[int]:
     return [four_colour_lives(loom) for loom in looms]
 
 
+@lru_cache(maxsize=4096)
 def neighbours_in_decade(cards: tuple[int, ...]) -> int:
     """The face-up cards of a life that sit next to a card of the same decade."""
     tens = [DECADE_OF[c] for c in cards]
