@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from random import Random
 from typing import Any
 
 from loom.engine.moirai.actions import Draw, Keep, Take
-from loom.engine.moirai.cards import UP
+from loom.engine.moirai.cards import HOWS, UP
 from loom.engine.moirai.rules import place
 from loom.engine.moirai.score import PARTS
 from loom.engine.moirai.state import Loom, MoiraiState
@@ -19,36 +19,38 @@ DRAW_HOPE = 1.0
 
 
 class Standing:
-    """The objectives in play as seen from `seat`, every other seat's loom tallied once (score.py's PARTS): a loom
-    for `seat` is then valued by tallying that loom alone, and by the rules that compare seats."""
+    """The objectives in play as seen from `seat`, every seat's loom tallied once (score.py's PARTS): a loom for
+    `seat` made by a few placements is then valued by tallying again only the objectives those placements can
+    change, and by the rules that compare seats."""
 
     def __init__(self, view: MoiraiState, seat: int) -> None:
         self.seat = seat
-        self.others = [0] * len(view.looms)  # each other seat's points from the objectives scored on its own loom
-        self.own: list[Any] = []  # the tallies of those objectives, for the seat's loom
-        self.compared: list[tuple[Any, Any, list[Any]]] = []  # (tally, rule, every seat's tally) of the others
+        self.totals = [0] * len(view.looms)  # each seat's points now
+        self.parts: list[tuple[Any, Any, frozenset[str], list[Any], list[int]]] = []
         for objective in view.objectives:
-            tally, rule = PARTS[objective]
-            tallies = [None if s == seat else tally(loom) for s, loom in enumerate(view.looms)]
-            if rule is None:
-                self.own.append(tally)
-                for s, points in enumerate(tallies):
-                    if s != seat:
-                        self.others[s] += points
-            else:
-                self.compared.append((tally, rule, tallies))
+            tally, rule, changed_by = PARTS[objective]
+            tallies = [tally(loom) for loom in view.looms]
+            points = tallies if rule is None else rule(tallies)
+            self.parts.append((tally, rule, changed_by, tallies, points))
+            self.totals = [total + p for total, p in zip(self.totals, points)]
 
-    def value(self, loom: Loom, face_up: int) -> float:
-        """The seat's lead over the best other seat with `loom` as its loom (hidden starting cards count for
-        nothing), plus a small worth per face-up card (the loom holds `face_up`)."""
+    def value(self, loom: Loom, face_up: int, hows: Iterable[str] = HOWS) -> float:
+        """The seat's lead over the best other seat with `loom` as its loom, made from its present loom by
+        placements of these `hows` (hidden starting cards count for nothing), plus a small worth per face-up card
+        (the loom holds `face_up`)."""
         seat = self.seat
-        totals = self.others.copy()
-        for tally in self.own:
-            totals[seat] += tally(loom)
-        for tally, rule, tallies in self.compared:
-            tallies[seat] = tally(loom)
-            for s, points in enumerate(rule(tallies)):
-                totals[s] += points
+        totals = self.totals.copy()
+        for tally, rule, changed_by, tallies, now in self.parts:
+            if changed_by.isdisjoint(hows):
+                continue
+            if rule is None:
+                totals[seat] += tally(loom) - now[seat]
+            else:
+                mine = tallies[seat]
+                tallies[seat] = tally(loom)
+                for s, points in enumerate(rule(tallies)):
+                    totals[s] += points - now[s]
+                tallies[seat] = mine
         lead = totals[seat] - max(totals[:seat] + totals[seat + 1 :], default=0)
         return lead + CARD_WORTH * face_up
 
@@ -73,16 +75,17 @@ class GreedyBot:
         loom = view.looms[seat]
         standing = Standing(view, seat)
         up = face_up(loom)  # a placement adds its face-up cards to these
-        now = standing.value(loom, up)
+        now = standing.value(loom, up, ())
         best, best_value = legal[0], float("-inf")
         for action in legal:
             match action:
                 case Draw():
                     value = now + DRAW_HOPE
                 case Keep(placement=placed):
-                    value = standing.value(place(loom, [placed]), up + (placed[1] == UP))
+                    value = standing.value(place(loom, [placed]), up + (placed[1] == UP), (placed[1],))
                 case Take(placed=placed):
-                    value = standing.value(place(loom, placed), up + sum(how == UP for _, how, _ in placed))
+                    hows = [how for _, how, _ in placed]
+                    value = standing.value(place(loom, placed), up + hows.count(UP), hows)
                 case _:
                     continue
             if value > best_value:

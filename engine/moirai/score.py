@@ -11,7 +11,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
-from loom.engine.moirai.cards import COLOUR_OF, COLOURS, DECADE_OF, OBJECTIVES
+from loom.engine.moirai.cards import CLOSE, COLOUR_OF, COLOURS, DECADE_OF, OBJECTIVES, OPEN, UP
 from loom.engine.moirai.state import Life, Loom, MoiraiState
 from loom.engine.protocol import HIDDEN
 
@@ -22,6 +22,7 @@ from loom.engine.protocol import HIDDEN
 
 Tally = Callable[[Loom], Any]
 Rule = Callable[[list[Any]], list[int]]
+_LIVES, _FACE_UP, _CUTS = frozenset({OPEN}), frozenset({UP}), frozenset({CLOSE})
 
 
 def firsts(loom: Loom) -> list[int]:
@@ -234,22 +235,24 @@ def atropos_12(looms: tuple[Loom, ...]) -> list[int]:
     return top_three([cut_lives(loom) for loom in looms])
 
 
-PARTS: dict[int, tuple[Tally, Rule | None]] = {
-    1: (len, short_of_most),
-    2: (decades_begun, None),
-    3: (first_colours, first_majorities),
-    4: (most_by_least, None),
-    5: (longest, None),
-    6: (single_life_colours, single_life_majorities),
-    7: (four_colour_lives, None),
-    8: (decade_neighbours, None),
-    9: (uncut, None),
-    10: (cut_low, None),
-    11: (cut_high, None),
-    12: (cut_lives, top_three),
+PARTS: dict[int, tuple[Tally, Rule | None, frozenset[str]]] = {
+    1: (len, short_of_most, _LIVES),
+    2: (decades_begun, None, _LIVES),
+    3: (first_colours, first_majorities, _LIVES),
+    4: (most_by_least, None, _LIVES),
+    5: (longest, None, _FACE_UP),
+    6: (single_life_colours, single_life_majorities, _FACE_UP),
+    7: (four_colour_lives, None, _FACE_UP),
+    8: (decade_neighbours, None, _FACE_UP),
+    9: (uncut, None, _LIVES | _CUTS),
+    10: (cut_low, None, _CUTS),
+    11: (cut_high, None, _CUTS),
+    12: (cut_lives, top_three, _CUTS),
 }
-"""Per objective, its tally of one loom and the rule that makes the table's tallies points (None: the tally is the
-seat's points)."""
+"""Per objective, its tally of one loom, the rule that makes the table's tallies points (None: the tally is the
+seat's points), and the placements that can change its tally (M5, M6): Clotho reads the lives and their starting
+cards, which only a new life (open) adds; Lachesis the face-up cards (up); Atropos the closed lives (close; a closed
+life takes no more cards), Atropos 9 the open ones too."""
 
 SCORERS: dict[int, Callable[[tuple[Loom, ...]], list[int]]] = {
     1: clotho_1,

@@ -12,7 +12,7 @@ from typing import Any
 from loom.engine.moirai import GAME as MOIRAI
 from loom.engine.moirai.actions import Draw, Keep, Take
 from loom.engine.moirai.bots import GreedyBot as MoiraiGreedy
-from loom.engine.moirai.bots import Standing, face_up
+from loom.engine.moirai.bots import Standing, evaluate, face_up
 from loom.engine.moirai.rules import place
 from loom.engine.moirai.score import score_table
 from loom.engine.moorea import GAME as MOOREA
@@ -74,15 +74,17 @@ def test_moirai_greedy_values_and_scores_are_the_references() -> None:
             assert score_table(state.objectives, state.looms) == old_moirai.score_table(state.objectives, state.looms)
             seat, loom = view.seat, view.looms[view.seat]
             standing = Standing(view, seat)
-            for action in legal:
+            for action in legal:  # each action's loom valued from the placements made, as the bot does
                 match action:
                     case Keep(placement=placed):
-                        after = place(loom, [placed])
+                        after, hows = place(loom, [placed]), [placed[1]]
                     case Take(placed=placed):
-                        after = place(loom, placed)
+                        after, hows = place(loom, placed), [how for _, how, _ in placed]
                     case Draw():
-                        after = loom
-                assert standing.value(after, face_up(after)) == old_moirai.evaluate(view, seat, after)
+                        after, hows = loom, []
+                expected = old_moirai.evaluate(view, seat, after)
+                assert standing.value(after, face_up(after), hows) == expected
+                assert evaluate(view, seat, after) == expected
             same_choices(new, old, view, legal, k)
             checked += 1
     assert checked > 300
