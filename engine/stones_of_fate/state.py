@@ -198,14 +198,15 @@ def winner(
     found, best, tied, qualified = None, 0, False, 0
     for seat, mine in enumerate(stones):
         excluded = False
-        for side in forbidden:
+        for side in forbidden:  # a stone on a Forbidden side
             if mine[edges[side]]:
                 excluded = True
                 break
-        for side, count in keystones:
-            if excluded or mine[edges[side]] != count:
-                excluded = True
-                break
+        if not excluded:
+            for side, count in keystones:  # a Keystone side without exactly its count
+                if mine[edges[side]] != count:
+                    excluded = True
+                    break
         if excluded:
             continue
         if not power:
