@@ -18,7 +18,8 @@ from loom.engine.protocol import HIDDEN
 # An objective counts something in each seat's loom (its tally) and turns the table's tallies into points. Most score
 # a seat from its own loom alone: their tally is already the seat's points. Clotho 1, the two majorities (Clotho 3,
 # Lachesis 6) and Atropos 12 compare the seats: a rule makes their points from every seat's tally. The greedy bot,
-# which tries many looms for one seat against the same others, tallies the others once (bots.py).
+# which tries many looms for one seat against the same others, tallies the table once per decision, then a tried loom
+# only for the objectives its placements can change (`PARTS`, bots.py's `Standing`).
 
 Tally = Callable[[Loom], Any]
 Rule = Callable[[list[Any]], list[int]]

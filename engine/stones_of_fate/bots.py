@@ -80,12 +80,8 @@ class _Board:
         """How much a stone move improves the standing of the cards beside its two edges."""
         colour = move.colour
         ends = self.ends
-        source, beside_source, around_source, lose = ends.get((colour, move.source, -1)) or self.end(
-            colour, move.source, -1
-        )
-        target, beside_target, around_target, gain = ends.get((colour, move.target, 1)) or self.end(
-            colour, move.target, 1
-        )
+        source, _, around_source, lose = ends.get((colour, move.source, -1)) or self.end(colour, move.source, -1)
+        target, _, around_target, gain = ends.get((colour, move.target, 1)) or self.end(colour, move.target, 1)
         if around_source and not around_source.isdisjoint(around_target):
             # both edges of one card: the two changes interact
             number = COLOUR_NUMBER[colour] if colour else self.seat
