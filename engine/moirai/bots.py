@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from random import Random
+from typing import Any
 
 from loom.engine.moirai.actions import Draw, Keep, Take
+from loom.engine.moirai.cards import HOWS, UP
 from loom.engine.moirai.rules import place
-from loom.engine.moirai.score import score_table
+from loom.engine.moirai.score import PARTS
 from loom.engine.moirai.state import Loom, MoiraiState
 
 CARD_WORTH = 0.4
@@ -16,13 +18,52 @@ DRAW_HOPE = 1.0
 """What a draw is expected to add over the present position: one card, chosen from three."""
 
 
+class Standing:
+    """The objectives in play as seen from `seat`, every seat's loom tallied once (score.py's PARTS): a loom for
+    `seat` made by a few placements is then valued by tallying again only the objectives those placements can
+    change, and by the rules that compare seats."""
+
+    def __init__(self, view: MoiraiState, seat: int) -> None:
+        self.seat = seat
+        self.totals = [0] * len(view.looms)  # each seat's points now
+        self.parts: list[tuple[Any, Any, frozenset[str], list[Any], list[int]]] = []
+        for objective in view.objectives:
+            tally, rule, changed_by = PARTS[objective]
+            tallies = [tally(loom) for loom in view.looms]
+            points = tallies if rule is None else rule(tallies)
+            self.parts.append((tally, rule, changed_by, tallies, points))
+            self.totals = [total + p for total, p in zip(self.totals, points)]
+
+    def value(self, loom: Loom, face_up: int, hows: Iterable[str] = HOWS) -> float:
+        """The seat's lead over the best other seat with `loom` as its loom, made from its present loom by
+        placements of these `hows` (hidden starting cards count for nothing), plus a small worth per face-up card
+        (the loom holds `face_up`)."""
+        seat = self.seat
+        totals = self.totals.copy()
+        for tally, rule, changed_by, tallies, now in self.parts:
+            if changed_by.isdisjoint(hows):
+                continue
+            if rule is None:
+                totals[seat] += tally(loom) - now[seat]
+            else:
+                mine = tallies[seat]
+                tallies[seat] = tally(loom)
+                for s, points in enumerate(rule(tallies)):
+                    totals[s] += points - now[s]
+                tallies[seat] = mine
+        lead = totals[seat] - max(totals[:seat] + totals[seat + 1 :], default=0)
+        return lead + CARD_WORTH * face_up
+
+
+def face_up(loom: Loom) -> int:
+    """The face-up cards of a loom."""
+    return sum(len(cards) for _, cards, _ in loom)
+
+
 def evaluate(view: MoiraiState, seat: int, loom: Loom) -> float:
     """The seat's lead over the best other seat in the objectives in play with `loom` as its loom (hidden starting
     cards count for nothing), plus a small worth per face-up card."""
-    looms = view.looms[:seat] + (loom,) + view.looms[seat + 1 :]
-    totals = [sum(row.values()) for row in score_table(view.objectives, looms)]
-    lead = totals[seat] - max((t for s, t in enumerate(totals) if s != seat), default=0)
-    return lead + CARD_WORTH * sum(len(cards) for _, cards, _ in loom)
+    return Standing(view, seat).value(loom, face_up(loom))
 
 
 class GreedyBot:
@@ -32,16 +73,19 @@ class GreedyBot:
         """The legal action with the highest one-ply value; ties go to the first in legal order."""
         seat = view.seat
         loom = view.looms[seat]
-        now = evaluate(view, seat, loom)
+        standing = Standing(view, seat)
+        up = face_up(loom)  # a placement adds its face-up cards to these
+        now = standing.value(loom, up, ())
         best, best_value = legal[0], float("-inf")
         for action in legal:
             match action:
                 case Draw():
                     value = now + DRAW_HOPE
                 case Keep(placement=placed):
-                    value = evaluate(view, seat, place(loom, [placed]))
+                    value = standing.value(place(loom, [placed]), up + (placed[1] == UP), (placed[1],))
                 case Take(placed=placed):
-                    value = evaluate(view, seat, place(loom, placed))
+                    hows = [how for _, how, _ in placed]
+                    value = standing.value(place(loom, placed), up + hows.count(UP), hows)
                 case _:
                     continue
             if value > best_value:

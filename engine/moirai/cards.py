@@ -39,6 +39,12 @@ def decade(card: int) -> int:
     return card // 10
 
 
+COLOUR_OF: tuple[int, ...] = tuple(map(colour, FULL_DECK))
+"""`colour` of each card, looked up: scoring reads it for every card of a loom."""
+DECADE_OF: tuple[int, ...] = tuple(map(decade, FULL_DECK))
+"""`decade` of each card, looked up."""
+
+
 def card(value: object) -> int:
     """The life card numbered `value`, or IllegalAction naming the problem."""
     if type(value) is not int or not 0 <= value < CARDS:

@@ -133,10 +133,20 @@ def _actions(state: MooreaState) -> list[Action]:
     hand = counts(state.hands[seat])
     actions: list[Action] = [Pass(), *_exchanges(state, hand)]
     sites, net = sites_of(state.owned[seat]), NET in state.tools[seat]
+    by_same: dict[int, list[tuple[int, ...]]] = {}  # "N of one commodity" costs: the payments depend on N alone
     for p in sorted(state.layout):
-        actions.extend(Buy(p, paid) for paid in product_payments(PRODUCTS[p], hand, sites, net))
+        product = PRODUCTS[p]
+        if product.same:
+            payments = by_same.get(product.same)
+            if payments is None:
+                payments = by_same[product.same] = product_payments(product, hand, sites, net)
+        else:
+            payments = product_payments(product, hand, sites, net)
+        if payments:
+            actions += [Buy(p, paid) for paid in payments]
+    most = max(hand[:N_COMMODITIES])  # a tool takes N cards of one commodity (R5)
     for kind in range(len(TOOLS)):
-        if kind not in state.tools[seat] and state.supply[kind]:
+        if TOOLS[kind].same <= most and kind not in state.tools[seat] and state.supply[kind]:
             actions.extend(BuyTool(kind, paid) for paid in tool_payments(kind, hand))
     for store in state.owned[seat]:
         accepts = [c for c in PRODUCTS[store].accepts if hand[c]]
@@ -148,8 +158,9 @@ def _actions(state: MooreaState) -> list[Action]:
 
 def _exchanges(state: MooreaState, hand: list[int]) -> list[Action]:
     out: list[Action] = []
+    held = sorted((c for c in range(N_COMMODITIES) if hand[c]), key=lambda c: (-hand[c], c))  # the most first
     for wanted in sorted(set(state.face_up)):
-        plenty = sorted((c for c in range(N_COMMODITIES) if c != wanted and hand[c]), key=lambda c: (-hand[c], c))
+        plenty = [c for c in held if c != wanted]
         paid = [c for c in plenty for _ in range(hand[c])][:2]
         if len(paid) == 2:
             out.append(Exchange((min(paid), max(paid)), wanted))

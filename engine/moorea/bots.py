@@ -60,28 +60,27 @@ def _appraise(view: MooreaState) -> dict[int, float]:
             rates[code] = max(rates[code], PRODUCTS[store].per_card / INTERMEDIATE_COST)
     necklaces = sum(1 for p in view.owned[seat] if PRODUCTS[p].kind == "seashell necklace")
     table = CARDS.necklace_points
+    intermediates = []
     for p in view.layout:
         product = PRODUCTS[p]
-        if product.kind == "intermediate":
+        kind = product.kind
+        if kind == "intermediate":
+            intermediates.append(p)
             continue
-        if product.kind == "seashell necklace":
+        if kind == "seashell necklace":
             value = float(table[min(necklaces + 1, len(table) - 1)] - table[min(necklaces, len(table) - 1)])
-        elif product.kind == "store":
-            held = sum(1 for c in view.hands[seat] if c in product.accepts) - sum(
-                product.need[c] for c in product.accepts
-            )
+        elif kind == "store":
+            held = sum(1 for c in view.hands[seat] if c in product.accepts) - STORE_NEED[p]
             value = product.per_card * (max(0, held) + STORE_HOPE * left)
-        elif product.kind == "production site":
+        elif kind == "production site":
             value = product.points + SITE_USE * left
         else:
             value = float(product.points)
         worth[p] = value
-        for code in range(N_COMMODITIES, len(HAND_CARDS)):
-            if product.need[code]:
-                rates[code] = max(rates[code], value / COST_CARDS[p])
-    for p in view.layout:
-        if PRODUCTS[p].kind == "intermediate":
-            worth[p] = 0.9 * INTERMEDIATE_COST * rates[PRODUCTS[p].hand_code]
+        for code in INTERMEDIATES_NEEDED[p]:
+            rates[code] = max(rates[code], value / COST_CARDS[p])
+    for p in intermediates:
+        worth[p] = 0.9 * INTERMEDIATE_COST * rates[PRODUCTS[p].hand_code]
     return worth
 
 
@@ -94,6 +93,12 @@ def _cost_cards(product: Product) -> int:
 
 
 COST_CARDS = tuple(max(1, _cost_cards(product)) for product in PRODUCTS)
+STORE_NEED = tuple(sum(product.need[c] for c in product.accepts) for product in PRODUCTS)
+"""What a store's own cost takes of the cards it accepts."""
+INTERMEDIATES_NEEDED = tuple(
+    tuple(code for code in range(N_COMMODITIES, len(HAND_CARDS)) if product.need[code]) for product in PRODUCTS
+)
+"""The intermediate products each product's cost names."""
 
 
 def _action_value(view: MooreaState, action: object, worth: dict[int, float], demand: list[float]) -> float:

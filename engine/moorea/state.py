@@ -161,7 +161,7 @@ def product_payments(product: Product, hand: list[int], sites: frozenset[int], n
     Empty if the hand cannot pay."""
     if product.same:
         return _same_payments(product.same, hand, joker=net)
-    if sum(hand) < product.size - len(sites) or not _may_pay(product, hand, sites, net):
+    if not _may_pay(product, hand, sites, net):  # (a hand that may pay holds at least `product.size - len(sites)`)
         return []
     need = needed(product, sites)
     paid = list(need)

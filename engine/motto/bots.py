@@ -7,8 +7,7 @@ from itertools import combinations
 from random import Random
 
 from loom.engine.motto.actions import Draw, Pass, Play, Take
-from loom.engine.motto.cards import shared_values
-from loom.engine.motto.rules import tokens_won
+from loom.engine.motto.cards import TOKEN_POINTS, shared_values
 from loom.engine.motto.state import MottoState
 from loom.engine.protocol import HIDDEN
 
@@ -17,24 +16,35 @@ PROMISE = 0.6
 DRAW_HOPE = 0.5
 
 
-def best_play_points(stacks: tuple[int, ...], hand: Sequence[int]) -> int:
-    """The most points any three cards of `hand` would win against these stacks."""
+def top_points(stacks: tuple[int, ...]) -> list[int]:
+    """T5: the points of the token on top of each value's stack, 0 for an empty stack (what `tokens_won` gives)."""
+    return [TOKEN_POINTS[len(TOKEN_POINTS) - n] if n else 0 for n in stacks]
+
+
+def best_trio(top: list[int], hand: Sequence[int]) -> int:
+    """The most points any three cards of `hand` would win, given the stacks' `top_points`."""
     return max(
-        (sum(p for _, p in tokens_won(stacks, trio)) for trio in combinations(hand, 3) if shared_values(*trio)),
+        (sum([top[v] for v in shared]) for a, b, c in combinations(hand, 3) if (shared := shared_values(a, b, c))),
         default=0,
     )
 
 
-def best_play_points_with(stacks: tuple[int, ...], hand: Sequence[int], card: int, now: int) -> int:
-    """`best_play_points(stacks, hand + [card])`, given `now` for the hand alone: only trios using `card` are new."""
+def best_trio_with(top: list[int], hand: Sequence[int], card: int, now: int) -> int:
+    """`best_trio(top, hand + [card])`, given `now` for the hand alone: only trios using `card` are new."""
     return max(
-        (
-            sum(p for _, p in tokens_won(stacks, (a, b, card)))
-            for a, b in combinations(hand, 2)
-            if shared_values(a, b, card)
-        ),
+        (sum([top[v] for v in shared]) for a, b in combinations(hand, 2) if (shared := shared_values(a, b, card))),
         default=now,
     )
+
+
+def best_play_points(stacks: tuple[int, ...], hand: Sequence[int]) -> int:
+    """The most points any three cards of `hand` would win against these stacks."""
+    return best_trio(top_points(stacks), hand)
+
+
+def best_play_points_with(stacks: tuple[int, ...], hand: Sequence[int], card: int, now: int) -> int:
+    """`best_play_points(stacks, hand + [card])`, given `now` for the hand alone: only trios using `card` are new."""
+    return best_trio_with(top_points(stacks), hand, card, now)
 
 
 class GreedyBot:
@@ -43,22 +53,23 @@ class GreedyBot:
     def choose(self, view: MottoState, legal: Sequence[object], rng: Random) -> object:
         """The legal action with the highest one-ply value; ties go to the first in legal order."""
         hand = [c for c in view.hands[view.seat] if c != HIDDEN]
-        now = best_play_points(view.stacks, hand)
+        top = top_points(view.stacks)
+        now = best_trio(top, hand)
         best, best_value = legal[0], float("-inf")
         for action in legal:
-            value = self._value(view, hand, now, action)
+            value = self._value(top, hand, now, action)
             if value > best_value:
                 best, best_value = action, value
         return best
 
     @staticmethod
-    def _value(view: MottoState, hand: list[int], now: int, action: object) -> float:
+    def _value(top: list[int], hand: list[int], now: int, action: object) -> float:
         match action:
             case Play(cards=trio):
-                points = sum(p for _, p in tokens_won(view.stacks, trio))
+                points = sum([top[v] for v in shared_values(*trio)])
                 return points + 0.01 if points else -1.0  # a play that wins nothing only throws cards away
             case Take(card=taken):
-                return PROMISE * max(now, best_play_points_with(view.stacks, hand, taken, now))
+                return PROMISE * max(now, best_trio_with(top, hand, taken, now))
             case Draw():
                 return PROMISE * now + DRAW_HOPE
             case Pass():

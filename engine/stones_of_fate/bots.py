@@ -12,6 +12,8 @@ from loom.engine.stones_of_fate.rules import to_move
 from loom.engine.stones_of_fate.score import card_points
 from loom.engine.stones_of_fate.state import DECK, SUPPLY, StonesState, grid_of, place, position, side_edges, winner
 
+COLOUR_NUMBER = {name: number for number, name in enumerate(COLOURS)}
+
 PROMISE = 0.8  # a card won by a placement is not yet collected: others may still move or flip first
 RIVAL = 0.5  # a card a rival would win counts against us, less than our own
 PEEK = 0.4
@@ -37,8 +39,9 @@ class _Board:
             for e in self.edges[p]:
                 self.beside.setdefault(e, []).append(p)
         self.grid = grid
+        self.values: dict[tuple[int, int], float] = {}
         self.now = {p: self.standing(view.stones, [p]) for p in self.known}
-        self.memo: dict[tuple[int, int, int], float] = {}
+        self.ends: dict[tuple[str | None, str, int], tuple[int, list[int], frozenset[int], float]] = {}
 
     def standing(self, stones: tuple[tuple[int, ...], ...], positions: Sequence[int]) -> float:
         """Our value minus part of the rivals' over these known cards, with these stones."""
@@ -47,28 +50,43 @@ class _Board:
             c = self.view.spread[p]
             w = winner(stones, self.edges[p], c)
             if w == self.seat:
-                total += value(self.view, self.seat, c)
+                total += self.value(w, c)
             elif w is not None:
-                total -= RIVAL * value(self.view, w, c)
+                total -= RIVAL * self.value(w, c)
         return total
+
+    def value(self, seat: int, c: int) -> float:
+        """`value(view, seat, c)`, remembered: the same few cards are weighed for every stone move."""
+        found = self.values.get((seat, c))
+        if found is None:
+            found = self.values[seat, c] = value(self.view, seat, c)
+        return found
+
+    def end(self, colour: str | None, name: str, change: int) -> tuple[int, list[int], frozenset[int], float]:
+        """A stone of `colour` (the seat's if None) leaving (-1) or reaching (+1) the edge called `name`: the edge (-1
+        for the supply), the known cards beside it, the same as a set, and the gain of that change alone;
+        remembered, as moves share their ends."""
+        key = (colour, name, change)
+        found = self.ends.get(key)
+        if found is None:
+            edge = place(self.view, name)
+            touched = self.beside.get(edge, [])
+            number = COLOUR_NUMBER[colour] if colour else self.seat
+            gain = self._gain(number, ((edge, change),), touched) if touched else 0.0
+            found = self.ends[key] = (edge, touched, frozenset(touched), gain)
+        return found
 
     def move_gain(self, move: Move) -> float:
         """How much a stone move improves the standing of the cards beside its two edges."""
-        source, target = place(self.view, move.source), place(self.view, move.target)
-        beside_source, beside_target = self.beside.get(source, []), self.beside.get(target, [])
-        colour = COLOURS.index(move.colour) if move.colour else self.seat
-        if set(beside_source) & set(beside_target):  # both edges of one card: the two changes interact
-            return self._gain(colour, ((source, -1), (target, 1)), sorted({*beside_source, *beside_target}))
-        return self._one(colour, source, -1, beside_source) + self._one(colour, target, 1, beside_target)
-
-    def _one(self, colour: int, edge: int, change: int, touched: list[int]) -> float:
-        """The gain of one stone more or less on `edge`, remembered: many moves share a source or a target."""
-        if not touched:
-            return 0.0
-        key = (colour, edge, change)
-        if key not in self.memo:
-            self.memo[key] = self._gain(colour, ((edge, change),), touched)
-        return self.memo[key]
+        colour = move.colour
+        ends = self.ends
+        source, _, around_source, lose = ends.get((colour, move.source, -1)) or self.end(colour, move.source, -1)
+        target, _, around_target, gain = ends.get((colour, move.target, 1)) or self.end(colour, move.target, 1)
+        if around_source and not around_source.isdisjoint(around_target):
+            # both edges of one card: the two changes interact
+            number = COLOUR_NUMBER[colour] if colour else self.seat
+            return self._gain(number, ((source, -1), (target, 1)), sorted(around_source | around_target))
+        return lose + gain
 
     def _gain(self, colour: int, changes: tuple[tuple[int, int], ...], touched: list[int]) -> float:
         mine = list(self.view.stones[colour])
@@ -95,7 +113,11 @@ class GreedyBot:
         board = _Board(view, seat)
         best, best_value = legal[0], float("-inf")
         for action in legal:
-            score = self._value(board, action)
+            if type(action) is Move:  # most of a turn's actions: valued here without the match below
+                gain = board.move_gain(action)
+                score = PROMISE * gain if gain > 0 else float("-inf") if gain < 0 else -1.0
+            else:
+                score = self._value(board, action)
             if score > best_value:
                 best, best_value = action, score
         return best

@@ -197,9 +197,17 @@ def winner(
     power = POWER_SIDES[flipped]
     found, best, tied, qualified = None, 0, False, 0
     for seat, mine in enumerate(stones):
-        if any(mine[edges[side]] for side in forbidden) if forbidden else False:
-            continue
-        if keystones and any(mine[edges[side]] != count for side, count in keystones):
+        excluded = False
+        for side in forbidden:  # a stone on a Forbidden side
+            if mine[edges[side]]:
+                excluded = True
+                break
+        if not excluded:
+            for side, count in keystones:  # a Keystone side without exactly its count
+                if mine[edges[side]] != count:
+                    excluded = True
+                    break
+        if excluded:
             continue
         if not power:
             found, qualified = seat, qualified + 1
