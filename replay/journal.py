@@ -143,30 +143,9 @@ class Journaled(NamedTuple):
     rows: EventColumns
 
 
-def merged(appends: Sequence[Journaled]) -> list[Journaled]:
-    """Successive appends to one game as one (the events of both, from the first's state to the last's): a move then
-    writes each game once, however many times it was appended to meanwhile."""
-    out: list[Journaled] = []
-    at: dict[int, int] = {}
-    for a, rows in appends:
-        index = at.get(a.info.id)
-        if index is not None:
-            first, first_rows = out[index]
-            if first.info.last_seq + len(first.played.steps) == a.info.last_seq:
-                steps = first.played.steps + a.played.steps
-                joined = EventColumns(*(getattr(first_rows, name) + getattr(rows, name) for name in EVENT_FIELDS))
-                out[index] = Journaled(
-                    Append(first.info, first.game, first.before, Played(steps, a.played.state)), joined
-                )
-                continue
-        at[a.info.id] = len(out)
-        out.append(Journaled(a, rows))
-    return out
-
-
 def game_append(a: Append, rows: EventColumns) -> GameAppend:
-    """What the store writes for an append: its events, the game's progress, the snapshots due among its events
-    (folded from the state before them only when one is due: most moves have none) and the results of a game it
+    """What the store writes for one append: its events, the game's progress, the snapshots due among its events
+    (folded from the state before them only when one is due, a few events at most) and the results of a game it
     finishes."""
     after, steps, game = a.info.last_seq, a.played.steps, a.game
     status = status_of(game, a.played.state)
@@ -183,13 +162,38 @@ def game_append(a: Append, rows: EventColumns) -> GameAppend:
     )
 
 
+def merged(appends: Sequence[GameAppend]) -> list[GameAppend]:
+    """Successive appends to one game as one (the events and snapshots of all, the progress of the last): a move then
+    writes each game once, however many times it was appended to meanwhile."""
+    runs: list[list[GameAppend]] = []
+    at: dict[int, int] = {}
+    for a in appends:
+        index = at.get(a.game_id)
+        if index is not None:
+            last = runs[index][-1]
+            if last.expected_seq + len(last.events) == a.expected_seq:
+                runs[index].append(a)
+                continue
+        at[a.game_id] = len(runs)  # a game's appends that do not follow each other stay apart (see _rounds)
+        runs.append([a])
+    return [run[0] if len(run) == 1 else _joined(run) for run in runs]
+
+
+def _joined(run: list[GameAppend]) -> GameAppend:
+    """A game's successive appends as one (a game's finishing append is its last)."""
+    first, last = run[0], run[-1]
+    events = EventColumns(*([value for a in run for value in getattr(a.events, name)] for name in EVENT_FIELDS))
+    snapshots = [snapshot for a in run for snapshot in a.snapshots]
+    return replace(last, expected_seq=first.expected_seq, events=events, snapshots=snapshots)
+
+
 def move(store: Store, appends: Sequence[Journaled], generation: int, offset: int) -> None:
     """Write the appends into the store and mark the journal moved to (generation, offset), in one transaction."""
     db = store.db
     with db.written(conflict="the journal does not fit the store: a game is not where its journaled append expects"):
         try:
-            for round_ in _rounds(merged(appends)):
-                append_games(db, [game_append(a, rows) for a, rows in round_])
+            for round_ in _rounds(merged([game_append(a, rows) for a, rows in appends])):
+                append_games(db, round_)
         finally:
             for a, _ in appends:  # as Store.append does: a kept row would still be right, only older
                 store.rows.forget(a.info.id)
@@ -198,17 +202,16 @@ def move(store: Store, appends: Sequence[Journaled], generation: int, offset: in
             db.run(INSERT_MARK, [MARK, mark])
 
 
-def _rounds(appends: list[Journaled]) -> list[list[Journaled]]:
-    """Appends split so that each round writes a game once (merged appends to one game that do not follow each other,
+def _rounds(appends: list[GameAppend]) -> list[list[GameAppend]]:
+    """Appends split so that each round writes a game once (appends to one game that do not follow each other,
     which the store then refuses, go in successive rounds)."""
-    rounds: list[list[Journaled]] = []
+    rounds: list[list[GameAppend]] = []
     seen: dict[int, int] = {}
-    for journaled in appends:
-        game_id = journaled.append.info.id
-        depth = seen[game_id] = seen.get(game_id, -1) + 1
+    for a in appends:
+        depth = seen[a.game_id] = seen.get(a.game_id, -1) + 1
         if depth == len(rounds):
             rounds.append([])
-        rounds[depth].append(journaled)
+        rounds[depth].append(a)
     return rounds
 
 
