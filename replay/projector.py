@@ -247,6 +247,6 @@ class Following:
         after_id = 0
         while not self._stopping:
             done = self.projector.step(after_id)
-            if not done:
+            if len(done) < self.projector.batch:  # fewer than asked for: none was left behind past them
                 return
             after_id = done[-1].info.id
