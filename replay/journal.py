@@ -3,10 +3,11 @@
 Like KurrentDB's own log (a chunk file written ahead, then indexed) or SQLite's write-ahead log: the server's one
 writer checks a group of appends against the live state, writes them to `<db>.journal` as ONE record with one
 `os.write` (the OS has the bytes: an acknowledged append survives `kill -9`; with `fsync` it survives a power loss
-too), and answers. A mover thread then drains the journal into DuckDB in large groups (`replay.live.append_group`),
-recording in the same DuckDB transaction how far it has moved (the meta key `journal_moved`: generation and offset),
-so a crash between the two moves nothing twice. Once caught up (or once the file has grown past `LIMIT`, holding the
-writer back for one move) it starts a fresh file of the next generation: the journal never grows without bound.
+too), and answers. A mover thread then drains the journal into DuckDB in large groups (`replay.writing.append_games`:
+one statement per table for a whole move), recording in the same DuckDB transaction how far it has moved (the meta
+key `journal_moved`: generation and offset), so a crash between the two moves nothing twice. Once caught up (or once
+the file has grown past `LIMIT`, holding the writer back for one move) it starts a fresh file of the next
+generation: the journal never grows without bound.
 
 The file: a header (magic, generation), then records, each its length, its CRC-32 and its body (JSON: per append
 the game, the seq it expected, its events as stored). A torn last record (a crash mid-write) fails its length or its
@@ -28,24 +29,29 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
 from loom.engine.play import Step
 from loom.engine.registry import get_game
 from loom.replay.connection import MEMORY, StoreError
-from loom.replay.live import Append, Played, append_group
+from loom.replay.live import Append, Played
+from loom.replay.projections import result_rows
 from loom.replay.reading import decoded
-from loom.replay.recorder import event_rows, status_of
+from loom.replay.recorder import event_rows, snapshot_rows, status_of
+from loom.replay.records import EventColumns
 from loom.replay.replay import position
+from loom.replay.snapshots import SNAPSHOT_EVERY
 from loom.replay.store import Store
+from loom.replay.writing import EVENT_FIELDS, GameAppend, append_games
 
 MAGIC = b"LOOMJNL1"
 HEADER = struct.Struct("<8sQ")  # magic, generation
 RECORD = struct.Struct("<II")  # body length, CRC-32 of the body
 MARK = "journal_moved"
-UPSERT_MARK = "INSERT OR REPLACE INTO meta VALUES (?, ?)"
+UPDATE_MARK = "UPDATE meta SET value = ? WHERE key = ?"
+INSERT_MARK = "INSERT INTO meta VALUES (?, ?)"
 
 MOVE_MAX = 4096
 """Appends moved in one DuckDB transaction at most (recovery and the mover alike)."""
@@ -73,12 +79,18 @@ def journal_path(db_path: str | Path) -> Path:
 
 def encode(appends: Sequence[Append]) -> bytes:
     """One record: the appends of a group, each its game, the seq it expected and its events as stored."""
-    body = []
+    return encoded(appends)[0]
+
+
+def encoded(appends: Sequence[Append]) -> tuple[bytes, list[EventColumns]]:
+    """The record of a group's appends (`encode`) and each append's events as stored, which the mover writes."""
+    body, rows_of = [], []
     for a in appends:
         rows = event_rows(a.played.steps, a.info.last_seq)
         body.append([a.info.id, a.info.last_seq, rows.turn, rows.actor, rows.type, rows.version, rows.payload])
+        rows_of.append(rows)
     data = orjson.dumps(body)
-    return RECORD.pack(len(data), zlib.crc32(data)) + data
+    return RECORD.pack(len(data), zlib.crc32(data)) + data, rows_of
 
 
 def records(data: bytes, start: int) -> Iterator[tuple[int, list[Any]]]:
@@ -124,31 +136,83 @@ def pending(db_path: str | Path) -> bool:
         return False
 
 
-def merged(appends: Sequence[Append]) -> list[Append]:
-    """Successive appends to one game as one (the events of both, from the first's state to the last's): a move is
-    then one round of `append_group`, however many times a game was appended to meanwhile."""
-    out: list[Append] = []
+class Journaled(NamedTuple):
+    """An append as the journal holds it: what was played, and its events as stored (the record's columns)."""
+
+    append: Append
+    rows: EventColumns
+
+
+def game_append(a: Append, rows: EventColumns) -> GameAppend:
+    """What the store writes for one append: its events, the game's progress, the snapshots due among its events
+    (folded from the state before them only when one is due, a few events at most) and the results of a game it
+    finishes."""
+    after, steps, game = a.info.last_seq, a.played.steps, a.game
+    status = status_of(game, a.played.state)
+    due = after + len(steps) >= (after // SNAPSHOT_EVERY + 1) * SNAPSHOT_EVERY
+    return GameAppend(
+        a.info.id,
+        after,
+        rows,
+        steps[-1].turn,
+        status,
+        a.info.rules_version,
+        snapshot_rows(game, a.before, steps, after) if due else (),
+        result_rows(game, a.played.state) if status == "finished" else (),
+    )
+
+
+def merged(appends: Sequence[GameAppend]) -> list[GameAppend]:
+    """Successive appends to one game as one (the events and snapshots of all, the progress of the last): a move then
+    writes each game once, however many times it was appended to meanwhile."""
+    runs: list[list[GameAppend]] = []
     at: dict[int, int] = {}
     for a in appends:
-        index = at.get(a.info.id)
+        index = at.get(a.game_id)
         if index is not None:
-            first = out[index]
-            if first.info.last_seq + len(first.played.steps) == a.info.last_seq:
-                steps = first.played.steps + a.played.steps
-                out[index] = Append(first.info, first.game, first.before, Played(steps, a.played.state))
+            last = runs[index][-1]
+            if last.expected_seq + len(last.events) == a.expected_seq:
+                runs[index].append(a)
                 continue
-        at[a.info.id] = len(out)
-        out.append(a)
-    return out
+        at[a.game_id] = len(runs)  # a game's appends that do not follow each other stay apart (see _rounds)
+        runs.append([a])
+    return [run[0] if len(run) == 1 else _joined(run) for run in runs]
 
 
-def move(store: Store, appends: Sequence[Append], generation: int, offset: int) -> None:
+def _joined(run: list[GameAppend]) -> GameAppend:
+    """A game's successive appends as one (a game's finishing append is its last)."""
+    first, last = run[0], run[-1]
+    events = EventColumns(*([value for a in run for value in getattr(a.events, name)] for name in EVENT_FIELDS))
+    snapshots = [snapshot for a in run for snapshot in a.snapshots]
+    return replace(last, expected_seq=first.expected_seq, events=events, snapshots=snapshots)
+
+
+def move(store: Store, appends: Sequence[Journaled], generation: int, offset: int) -> None:
     """Write the appends into the store and mark the journal moved to (generation, offset), in one transaction."""
     db = store.db
     with db.written(conflict="the journal does not fit the store: a game is not where its journaled append expects"):
-        if appends:
-            append_group(store, merged(appends))
-        db.run(UPSERT_MARK, [MARK, f"{generation}:{offset}"])
+        try:
+            for round_ in _rounds(merged([game_append(a, rows) for a, rows in appends])):
+                append_games(db, round_)
+        finally:
+            for a, _ in appends:  # as Store.append does: a kept row would still be right, only older
+                store.rows.forget(a.info.id)
+        mark = f"{generation}:{offset}"
+        if db.run(UPDATE_MARK, [mark, MARK])[0][0] == 0:  # an update is a third of an upsert's cost
+            db.run(INSERT_MARK, [MARK, mark])
+
+
+def _rounds(appends: list[GameAppend]) -> list[list[GameAppend]]:
+    """Appends split so that each round writes a game once (appends to one game that do not follow each other,
+    which the store then refuses, go in successive rounds)."""
+    rounds: list[list[GameAppend]] = []
+    seen: dict[int, int] = {}
+    for a in appends:
+        depth = seen[a.game_id] = seen.get(a.game_id, -1) + 1
+        if depth == len(rounds):
+            rounds.append([])
+        rounds[depth].append(a)
+    return rounds
 
 
 def _write_fresh(path: Path, generation: int, sync: bool) -> None:
@@ -206,9 +270,9 @@ def recover(store: Store) -> int:
     return moved
 
 
-def _recomputed(store: Store, body: list[Any], states: dict[int, tuple[Any, Any]]) -> list[Append]:
-    """The appends of one record as `append_group` takes them: the state before each read from the store (or from
-    the appends before it in the batch), its events decoded and folded."""
+def _recomputed(store: Store, body: list[Any], states: dict[int, tuple[Any, Any]]) -> list[Journaled]:
+    """The appends of one record as the mover takes them: the state before each read from the store (or from the
+    appends before it in the batch), its events decoded and folded, its rows as the record holds them."""
     out = []
     for game_id, expected, turns, actors, kinds, versions, payloads in body:
         kept = states.get(game_id)
@@ -221,7 +285,10 @@ def _recomputed(store: Store, body: list[Any], states: dict[int, tuple[Any, Any]
         state = before
         for step in steps:
             state = game.apply(state, step.payload)
-        out.append(Append(info, game, before, Played(steps, state)))
+        rows = EventColumns(
+            list(range(expected + 1, expected + 1 + len(steps))), turns, actors, kinds, versions, payloads
+        )
+        out.append(Journaled(Append(info, game, before, Played(steps, state)), rows))
         last = expected + len(steps)
         states[game_id] = (replace(info, last_seq=last, turns=steps[-1].turn, status=status_of(game, state)), state)
     return out
@@ -237,6 +304,7 @@ class _Pending:
     total: int  # bytes acknowledged up to and including this record (since this process opened the journal)
     offset: int  # the file's offset just past the record
     appends: Sequence[Append]
+    rows: Sequence[EventColumns]  # each append's events as stored: made once, for the record
 
 
 class Journal:
@@ -278,7 +346,7 @@ class Journal:
     def append(self, appends: Sequence[Append]) -> None:
         """Write the group's appends as one record (and fsync it, if set): once this returns they are acknowledged.
         StoreError, with nothing of the record kept, if the file cannot take it (a full disk)."""
-        data = encode(appends)
+        data, rows = encoded(appends)
         with self._lock:
             try:
                 written = os.write(self._fd, data)
@@ -293,7 +361,7 @@ class Journal:
             self.acked += len(data)
             for a in appends:
                 self._acked_of[a.info.id] = self.acked
-            self._pending.append(_Pending(self.acked, self.offset, appends))
+            self._pending.append(_Pending(self.acked, self.offset, appends, rows))
             self._lock.notify_all()
 
     def caught_up(self, game_id: int | None = None, timeout: float = WAIT) -> None:
@@ -362,7 +430,7 @@ class Journal:
         self._moved(sorted({a.info.id for p in taken for a in p.appends}))
 
     def _commit(self, taken: list[_Pending]) -> None:
-        appends = [a for p in taken for a in p.appends]
+        appends = [Journaled(a, rows) for p in taken for a, rows in zip(p.appends, p.rows)]
         move(self.store, appends, self.generation, taken[-1].offset)
         self.moves += 1
         self.appends_moved += len(appends)

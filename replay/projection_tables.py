@@ -70,16 +70,28 @@ def forget_facts(db: Connection) -> None:
         db.run(queries.FORGET_POSITIONS)
 
 
-def merged(db: Connection, game_id: int, facts: Facts) -> Facts:
-    """`facts` of events after a game's projected position, with the decisions already stored for the turn they
-    continue, whose rows go."""
-    if not facts.turns:
-        return facts
-    turn = facts.turns[0][0]
-    before = {seat: (d, c) for seat, d, c in db.run(queries.TURN_DECISIONS, [game_id, turn])}
+def merged(db: Connection, game_ids: Sequence[int], facts: Sequence[Facts]) -> list[Facts]:
+    """Each game's `facts` of events after its projected position, with the decisions already stored for the turn
+    they continue, whose rows go: one read and one delete for all the games."""
+    going = [(game_id, found.turns[0][0]) for game_id, found in zip(game_ids, facts) if found.turns]
+    if not going:
+        return list(facts)
+    ids, turns = [game_id for game_id, _ in going], [turn for _, turn in going]
+    span = [min(ids), max(ids)]
+    before: dict[int, dict[int, tuple[int, int]]] = {}
+    for game_id, seat, decisions, choices in db.run(queries.TURNS_DECISIONS, [ids, turns, *span]):
+        before.setdefault(game_id, {})[seat] = (decisions, choices)
     if not before:
-        return facts
-    db.run(queries.DELETE_TURN_FACTS, [game_id, turn])
+        return list(facts)
+    db.run(queries.DELETE_TURNS_FACTS, [ids, turns, *span])
+    return [
+        _continued(found, before[game_id]) if game_id in before else found for game_id, found in zip(game_ids, facts)
+    ]
+
+
+def _continued(facts: Facts, before: dict[int, tuple[int, int]]) -> Facts:
+    """`facts` whose first turn continues a turn whose rows so far held the decisions `before` (by seat)."""
+    turn = facts.turns[0][0]
     turns = [
         (t, seat, score, leads, decisions + before[seat][0], choices + before[seat][1])
         if t == turn and seat in before

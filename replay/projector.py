@@ -2,11 +2,13 @@
 
 Like KurrentDB's projections or the `eventsourcing` library's process applications, it is a reader of the log with
 a position of its own: the table `projected` holds, per game, the last event whose facts (`turn_facts`,
-`game_facts`) are stored. A pass finds the games whose events are ahead of their position, replays them (the events
-of many root games read in one scan; any other game from its newest snapshot, or from the state the projector kept
-in memory after its last pass), takes the facts of the new events (merged into a turn already partly projected),
-and writes the facts and the new positions of a batch of games in one transaction. A crash leaves every game at its
-old position or at its new one, and the next pass goes on from there: nothing is projected twice or skipped.
+`game_facts`) are stored. A pass finds the games whose events are ahead of their position, reads the new events of
+a whole batch of games in one statement, folds each game on from its state at its position (the state the projector
+kept in memory after its last pass, else from its newest snapshot), takes the facts of the new events (merged into a
+turn already partly projected: one read and one delete for the batch), and writes the facts and the new positions of
+the batch in one transaction: a handful of statements a batch, however many games it holds. A crash leaves every
+game at its old position or at its new one, and the next pass goes on from there: nothing is projected twice or
+skipped.
 
 Readers that need facts read only the games whose position is their last event (replay/queries.py CHOOSE_GAMES).
 `logs rebuild` is this projector from position 0, writing the results too (`rebuild`).
@@ -23,10 +25,12 @@ from typing import Any
 
 from loom.engine.play import Step
 from loom.engine.registry import get_game
-from loom.replay import projection_tables, queries, reading
+from loom.events.registry import load_events_of
+from loom.replay import projection_tables, queries
 from loom.replay.columns import names
 from loom.replay.facts import Facts, facts_and_state
 from loom.replay.projections import result_rows
+from loom.replay.reading import decoded
 from loom.replay.records import GameInfo, StoredResult
 from loom.replay.replay import position
 from loom.replay.store import Store
@@ -100,16 +104,14 @@ class Projector:
         return projected
 
     def _project(self, behind: list[tuple[GameInfo, int]]) -> list[Projected]:
-        from_start = [info for info, at in behind if at == 0 and info.parent_id is None]
-        events = _events_of(self.store, from_start)
+        # Every game's events after its position are its own (a branch's position is at least its fork): one read.
+        events = _events_after(self.store, behind)
         out = []
         for info, at in behind:
             game = get_game(info.game)
-            if info.id in events:
-                state, steps = game.blank(), events[info.id]
-            else:
-                state, steps = self._resume(info, at)
-            facts, state = facts_and_state(game, state, steps, at, count_choices=True)
+            facts, state = facts_and_state(
+                game, self._state_at(info, at), events.get(info.id, []), at, count_choices=True
+            )
             results: list[StoredResult] = []
             if self.results and game.to_move(state) is None:
                 results = [StoredResult(info.id, *row) for row in result_rows(game, state)]
@@ -117,24 +119,25 @@ class Projector:
             self.folded(1)
         return out
 
-    def _resume(self, info: GameInfo, at: int) -> tuple[Any, list[Step]]:
-        """The state after event `at` (kept in memory, else from the newest snapshot) and the steps after it."""
+    def _state_at(self, info: GameInfo, at: int) -> Any:
+        """The state after event `at`: kept in memory, else the blank game at 0, else from the newest snapshot."""
         kept = self.kept.get(info.id)
         if kept is not None and kept[0] == at:
-            state = kept[1]
-        else:
-            state = position(self.store, info.id, seq=at).state if at else get_game(info.game).blank()
-        events = reading.load(self.store.db, info.id, after=at, upto=info.last_seq, info=info)
-        return state, [Step(e.turn, e.actor, e.payload) for e in events]
+            return kept[1]
+        return position(self.store, info.id, seq=at).state if at else get_game(info.game).blank()
 
     def _write(self, projected: Sequence[Projected], behind: Sequence[tuple[GameInfo, int]]) -> None:
         db = self.store.db
         start = {info.id: info.fork_seq or 0 for info, _ in behind}
         # A game projected before (its position past its start) may have the rows of a turn under way: merged.
-        facts = [
-            projection_tables.merged(db, p.info.id, p.facts) if p.after > start[p.info.id] else p.facts
-            for p in projected
-        ]
+        going = [p for p in projected if p.after > start[p.info.id]]
+        continued = dict(
+            zip(
+                (p.info.id for p in going),
+                projection_tables.merged(db, [p.info.id for p in going], [p.facts for p in going]),
+            )
+        )
+        facts = [continued.get(p.info.id, p.facts) for p in projected]
         ids = [p.info.id for p in projected]
         projection_tables.insert_facts(db, ids, facts)
         projection_tables.move_positions(db, ids, [p.info.last_seq for p in projected])
@@ -148,13 +151,25 @@ class Projector:
             self.kept.popitem(last=False)
 
 
-def _events_of(store: Store, infos: Sequence[GameInfo]) -> dict[int, list[Step]]:
-    """The steps of these root games from their first event, read in bulk (their rows are read in the batch's own
-    transaction, so an append committed since the batch began is the next pass's)."""
-    if not infos:
+def _events_after(store: Store, behind: Sequence[tuple[GameInfo, int]]) -> dict[int, list[Step]]:
+    """The steps of each game after its position up to its row's last event, read in one statement (in the batch's
+    own transaction, so an append committed since the batch began is the next pass's)."""
+    if not behind:
         return {}
-    read = store.load_many([info.id for info in infos], chunk=len(infos))
-    return {info.id: [Step(e.turn, e.actor, e.payload) for e in events] for info, events in read}
+    for kind in {info.game for info, _ in behind}:
+        load_events_of(kind)  # decoding the events needs their classes
+    ids = [info.id for info, _ in behind]
+    params = [ids, [at for _, at in behind], [info.last_seq for info, _ in behind], min(ids), max(ids)]
+    rows: dict[int, list[tuple[Any, ...]]] = {}
+    for row in store.db.all(queries.EVENTS_AFTER, params):  # game_id, then EVENT_COLUMNS
+        rows.setdefault(row[0], []).append(row)
+    steps = {}
+    for game_id, own in rows.items():
+        own.sort()  # by seq: the file keeps them nearly so
+        steps[game_id] = [
+            Step(turn, actor, decoded(kind, payload, version)) for _, _, turn, actor, kind, version, payload in own
+        ]
+    return steps
 
 
 def project(store: Store, progress: Callable[[int], None] = lambda done: None) -> int:
@@ -232,6 +247,6 @@ class Following:
         after_id = 0
         while not self._stopping:
             done = self.projector.step(after_id)
-            if not done:
+            if len(done) < self.projector.batch:  # fewer than asked for: none was left behind past them
                 return
             after_id = done[-1].info.id

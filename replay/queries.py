@@ -73,8 +73,17 @@ def drop_staging(table: str) -> str:
     return f"DROP TABLE IF EXISTS staging_{table}"
 
 
-TURN_DECISIONS = "SELECT seat, decisions, choices FROM turn_facts WHERE game_id = ? AND turn = ?"
-DELETE_TURN_FACTS = "DELETE FROM turn_facts WHERE game_id = ? AND turn = ?"
+# The decisions stored for a turn of many games at once (the projector's batch, merging a turn under way), and their
+# deletion: lists of game ids and turns, then the range of the ids (it lets DuckDB skip other games' row groups).
+_GAME_TURNS = "(SELECT unnest(?::BIGINT[]) AS game_id, unnest(?::BIGINT[]) AS turn) b"
+TURNS_DECISIONS = f"""
+SELECT f.game_id, f.seat, f.decisions, f.choices FROM turn_facts f JOIN {_GAME_TURNS}
+ON f.game_id = b.game_id AND f.turn = b.turn WHERE f.game_id >= ? AND f.game_id <= ?
+"""
+DELETE_TURNS_FACTS = f"""
+DELETE FROM turn_facts f USING {_GAME_TURNS} WHERE f.game_id = b.game_id AND f.turn = b.turn
+AND f.game_id >= ? AND f.game_id <= ?
+"""
 DELETE_FACTS = "DELETE FROM turn_facts; DELETE FROM game_facts"
 
 # The service's listing of games (replay/live.py), with the seats of many games at once.
@@ -141,6 +150,13 @@ SNAPSHOT_PLACES = "SELECT seq, turn, rules_version FROM snapshots WHERE game_id 
 # The range lets DuckDB skip the row groups of other games (list_contains alone scans every game_id of the table).
 EVENTS_OF = f"""
 SELECT game_id, {EVENT_COLUMNS} FROM events WHERE game_id >= ? AND game_id <= ? AND list_contains(?, game_id)
+"""
+# The events of many games, each's own with seq in (after, upto] (the projector's batch: lists of game ids, afters and
+# uptos, then the range of the ids), unordered: the reader groups them by game and sorts them by seq.
+EVENTS_AFTER = f"""
+SELECT e.game_id, {", ".join(f"e.{name}" for name in EVENT_COLUMNS.split(", "))} FROM events e
+JOIN (SELECT unnest(?::BIGINT[]) AS game_id, unnest(?::BIGINT[]) AS after, unnest(?::BIGINT[]) AS upto) b
+ON e.game_id = b.game_id AND e.seq > b.after AND e.seq <= b.upto WHERE e.game_id >= ? AND e.game_id <= ?
 """
 # A position's snapshot (its place known from the kept rows) in the EVENT_COLUMNS shape: the type is NULL, the
 # version is its rules version, the payload its state. It is one arm of the position's statement.

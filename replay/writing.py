@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import UTC, datetime
+from itertools import repeat
 from typing import Any
 
 from loom.replay import queries
@@ -114,6 +116,60 @@ def append(
             _insert_snapshots(db, [game_id] * len(snapshots), snapshots, game_row(db, game_id).rules_version)
         insert_results(db, results_of([game_id], [results]))
     return last
+
+
+@dataclass(frozen=True, slots=True)
+class GameAppend:
+    """One game's part of a group write: its events numbered from `expected_seq + 1`, the game's turns and status
+    after them, and the snapshots and results (of a game they finish) that go with them."""
+
+    game_id: int
+    expected_seq: int
+    events: EventColumns
+    turns: int
+    status: str
+    rules_version: int
+    snapshots: Sequence[Snapshot] = ()
+    results: Sequence[ResultInfo] = ()
+
+
+def append_games(db: Connection, appends: Sequence[GameAppend]) -> None:
+    """Append to distinct games in the caller's transaction, one statement per table for them all (a DuckDB
+    statement costs far more than its rows): the games' rows moved on, then their events, snapshots and results.
+
+    ConcurrencyError if a game is no longer at the seq its append expects (the caller's transaction then writes
+    nothing)."""
+    if not appends:
+        return
+    ids = [a.game_id for a in appends]
+    lasts = [a.expected_seq + len(a.events) for a in appends]
+    turns, statuses = [a.turns for a in appends], [a.status for a in appends]
+    expected = [a.expected_seq for a in appends]
+    # The update is what keeps one event per (game, seq): an append whose game moved finds no row to update. One
+    # game's is a lookup of its key, cheaper than the join of lists a group's needs.
+    if len(appends) == 1:
+        moved = db.run(queries.UPDATE_PROGRESS, [lasts[0], turns[0], statuses[0], ids[0], expected[0]])
+    else:
+        moved = db.run(queries.UPDATE_PROGRESS_OF_GAMES, [ids, lasts, turns, statuses, expected])
+    if moved[0][0] != len(appends):
+        raise ConcurrencyError("a game of the group is no longer where its append expects it; nothing was written")
+    events = EventColumns()
+    game_ids: list[int] = []
+    for a in appends:
+        game_ids += repeat(a.game_id, len(a.events))
+        for name in EVENT_FIELDS:
+            getattr(events, name).extend(getattr(a.events, name))
+    _insert_events(db, game_ids, events)
+    with_snapshots = [a for a in appends if a.snapshots]
+    for version in {a.rules_version for a in with_snapshots}:
+        of_version = [a for a in with_snapshots if a.rules_version == version]
+        _insert_snapshots(
+            db,
+            [a.game_id for a in of_version for _ in a.snapshots],
+            [s for a in of_version for s in a.snapshots],
+            version,
+        )
+    insert_results(db, results_of(ids, [a.results for a in appends]))
 
 
 def game_columns(ids: Sequence[int], new: Sequence[NewGame]) -> dict[str, list[Any]]:

@@ -95,3 +95,22 @@ def test_the_facts_tables_carry_no_key_index(store: Store) -> None:
     keyed = rows(store, "SELECT table_name FROM duckdb_constraints() WHERE constraint_type = 'PRIMARY KEY'")
     assert {name for (name,) in keyed}.isdisjoint({"turn_facts", "game_facts"})
     assert {"games", "results"} <= {name for (name,) in keyed}
+
+
+def test_games_appended_side_by_side_and_projected_together_get_the_facts_a_rebuild_gives(store: Store) -> None:
+    # Each pass projects three games at once, each continuing a turn it had partly projected: merged as a batch.
+    game = get_game("motto")
+    ids = [add_game(store, dealt_game(game, [Seat("A"), Seat("B"), Seat("C")], seed=seed)) for seed in (1, 2, 3)]
+    for _ in range(40):
+        for game_id in ids:
+            at = position(store, game_id)
+            if game.to_move(at.state) is None:
+                continue
+            action = game.action_json(game.legal_actions(at.state)[0])
+            played = played_action(game, at.state, at.info.seed, at.seq, action)
+            append_played(store, game_id, game, at.state, played, at.seq)
+        assert project(store) == len(ids)
+    kept = rows(store, TURN_FACTS), rows(store, GAME_FACTS)
+    assert kept[0]
+    rebuild(store)
+    assert (rows(store, TURN_FACTS), rows(store, GAME_FACTS)) == kept

@@ -21,7 +21,7 @@ import pytest
 from loom.engine.registry import get_game
 from loom.replay.connection import Connection
 from loom.replay.journal import Journal, journal_path, pending
-from loom.replay.live import Append, dealt_game, played_action, service_secret
+from loom.replay.live import Append, append_played, dealt_game, played_action, service_secret
 from loom.replay.recorder import status_of
 from loom.replay.replay import position
 from loom.replay.store import Seat, Store
@@ -91,6 +91,40 @@ def test_a_journal_left_behind_is_moved_in_exactly_as_the_mover_moves_it(tmp_pat
     Store.open(crashed).close()
     assert not pending(crashed)
     assert _stored(crashed) == _stored(moved)
+
+
+def test_a_move_of_whole_games_writes_what_appending_action_by_action_writes(tmp_path: Path) -> None:
+    # One move takes every append of two games played to their end: merged per game, across snapshots and results.
+    path, by_hand = tmp_path / "moved.duckdb", tmp_path / "by_hand.duckdb"
+    with Store.open(path) as store:
+        ids = store.add_games([dealt_game(MOTTO, [Seat("A"), Seat("B"), Seat("C")], seed) for seed in range(2)])
+    shutil.copy(path, by_hand)
+    store, other = Store.open(path), Store.open(by_hand)
+    journal = Journal(store.cursor(), settle=3600)
+    rng = Random(5)
+    live = {i: (position(store, i).info, position(store, i).state) for i in ids}
+    while any(MOTTO.to_move(state) is not None for _, state in live.values()):
+        appends = []
+        for game_id, (info, state) in live.items():
+            if MOTTO.to_move(state) is None:
+                continue
+            legal = MOTTO.legal_actions(state)
+            played = played_action(
+                MOTTO, state, info.seed, info.last_seq, MOTTO.action_json(legal[rng.randrange(len(legal))])
+            )
+            appends.append(Append(info, MOTTO, state, played))
+            append_played(other, game_id, MOTTO, state, played, info.last_seq)
+            last, status = info.last_seq + len(played.steps), status_of(MOTTO, played.state)
+            live[game_id] = (replace(info, last_seq=last, turns=played.steps[-1].turn, status=status), played.state)
+        journal.append(appends)
+    assert journal.moved == 0
+    journal.close()  # one move: every append of both games
+    assert journal.moves == 1
+    store.close()
+    other.close()
+    moved = _stored(path)
+    assert len(moved["snapshots"]) >= 2 and len(moved["results"]) == 6
+    assert moved == _stored(by_hand)
 
 
 def test_a_torn_last_record_is_ignored_and_the_whole_ones_kept(tmp_path: Path) -> None:
