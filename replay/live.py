@@ -15,6 +15,7 @@ from typing import Any, cast
 
 from loom.engine.play import Step, act, chance_rng, record, start
 from loom.engine.protocol import Game
+from loom.engine.state import maker
 from loom.events.base import GameStarted, IllegalAction, LoomError, MalformedEvent, started
 from loom.events.parsing import parse_event
 from loom.events.registry import payload_class
@@ -39,6 +40,10 @@ class Played:
 
     steps: list[Step]
     state: Any
+
+
+_played = maker(Played)
+"""`Played(steps, state)` at half the cost (one an append)."""
 
 
 def dealt_game(game: Game, seats: Sequence[Seat], seed: int | None) -> NewGame:
@@ -88,7 +93,7 @@ def played_action(game: Game, state: Any, seed: int, after_seq: int, data: Any) 
     except MALFORMED as error:
         raise IllegalAction(f"{data!r} is not an action of {game.title} ({type(error).__name__}: {error})") from None
     state, steps = act(game, state, action, cast(Random, _Chance(seed, after_seq)))
-    return Played(steps, state)
+    return _played(steps, state)
 
 
 class _Chance:
@@ -178,6 +183,10 @@ class Append:
     game: Game
     before: Any
     played: Played
+
+
+appended = maker(Append)
+"""`Append(info, game, before, played)` at half the cost (one an append)."""
 
 
 def append_group(store: Store, appends: Sequence[Append]) -> list[int]:

@@ -413,6 +413,7 @@ def server_for(settings: Settings, *, log_level: str = "info") -> LoomServer:
         lifespan="on",
         loop="uvloop",  # named, not "auto": the event loop and HTTP parser in C that the figures are measured on
         http=CoalescingHttp,  # httptools, each response in one write
+        server_header=False,  # no `server: uvicorn` on every answer (Date, which HTTP asks for, stays)
     )
     hide_tokens_in_access_log()
     return LoomServer(config, service)

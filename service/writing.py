@@ -16,7 +16,7 @@ from loom.engine.registry import get_bot, get_game
 from loom.engine.state import evolver
 from loom.events.base import IllegalAction
 from loom.replay.branches import Line, WhatIf, branch, plan_whatif, record_whatif
-from loom.replay.live import Append, Played, add_game, checked_events, dealt_game, played_action, table_game
+from loom.replay.live import Played, add_game, appended, checked_events, dealt_game, played_action, table_game
 from loom.replay.store import GameInfo, NewGame, Seat, Store
 from loom.service.access import Forbidden, Unauthorized, may_act, require_admin
 from loom.service.committer import Job, Live, Staged
@@ -177,7 +177,7 @@ def _append(live: Live, info: GameInfo, game: Game, before: Any, played: Played,
             "state": told.described,
         }
 
-    return Staged(answer, appends=[Append(info, game, before, played)])
+    return Staged(answer, appends=[appended(info, game, before, played)])
 
 
 def fork(service: Service, caller: Caller, game_id: int, body: BranchBody) -> Future[dict[str, Any]]:
