@@ -15,7 +15,7 @@ from typing import Any, cast
 
 from loom.engine.play import Step, act, chance_rng, record, start
 from loom.engine.protocol import Game
-from loom.engine.state import maker
+from loom.engine.state import evolver, maker
 from loom.events.base import GameStarted, IllegalAction, LoomError, MalformedEvent, started
 from loom.events.parsing import parse_event
 from loom.events.registry import payload_class
@@ -187,6 +187,8 @@ class Append:
 
 appended = maker(Append)
 """`Append(info, game, before, played)` at half the cost (one an append)."""
+moved_on = evolver(GameInfo)
+"""`dataclasses.replace` for a game's row (`moved_on(info, last_seq=...)`) at a tenth of its cost (one an append)."""
 
 
 def append_group(store: Store, appends: Sequence[Append]) -> list[int]:

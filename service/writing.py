@@ -13,10 +13,18 @@ from typing import Any
 
 from loom.engine.protocol import CHANCE_TO_MOVE, Game
 from loom.engine.registry import get_bot, get_game
-from loom.engine.state import evolver
 from loom.events.base import IllegalAction
 from loom.replay.branches import Line, WhatIf, branch, plan_whatif, record_whatif
-from loom.replay.live import Played, add_game, appended, checked_events, dealt_game, played_action, table_game
+from loom.replay.live import (
+    Played,
+    add_game,
+    appended,
+    checked_events,
+    dealt_game,
+    moved_on,
+    played_action,
+    table_game,
+)
 from loom.replay.store import GameInfo, NewGame, Seat, Store
 from loom.service.access import Forbidden, Unauthorized, may_act, require_admin
 from loom.service.committer import Job, Live, Staged
@@ -146,10 +154,6 @@ def _game(name: str) -> Game:
     return game
 
 
-_moved_on = evolver(GameInfo)
-"""`dataclasses.replace` for a game's row, a tenth of its cost (each append makes one)."""
-
-
 def _at(live: Live, game_id: int, expected_seq: int) -> tuple[GameInfo, Any]:
     """The game and its latest state, if the client's expected sequence number is still its last event."""
     info, state = live.latest(game_id)
@@ -163,7 +167,7 @@ def _append(live: Live, info: GameInfo, game: Game, before: Any, played: Played,
     sees it."""
     last, turn = info.last_seq + len(played.steps), played.steps[-1].turn
     status = "finished" if game.to_move(played.state) is None else "open"
-    live.play(_moved_on(info, last_seq=last, turns=turn, status=status), played.state)
+    live.play(moved_on(info, last_seq=last, turns=turn, status=status), played.state)
 
     def answer(_: None) -> dict[str, Any]:
         told = tell_state(game, played.state, "all" if seat is None else seat, info.players)
