@@ -79,6 +79,10 @@ class Job(Protocol[T]):
     def __call__(self, live: Live) -> Staged[T]: ...
 
 
+class _NotAnAppend(Exception):
+    """A job given to `Committer.now` that writes more than appends: the writer's to write."""
+
+
 @dataclass
 class _Waiting:
     job: Job[Any]
@@ -123,7 +127,8 @@ class Committer:
     def now(self, job: Job[T]) -> Future[T] | None:
         """Write an append job on the caller's thread at once, as a group of one, if the writer is idle and the
         journal needs no fsync: the same check against the live state, the same record and answer, without handing
-        it to the writer and back (two wake-ups of two threads). None if the writer is busy: submit it instead.
+        it to the writer and back (two wake-ups of two threads). None if the writer is busy, or if the job writes
+        more than appends: submit it instead.
 
         The one-writer rule holds: `_busy` is held by whoever writes a group, so groups never overlap."""
         journal = self.journal
@@ -132,16 +137,39 @@ class Committer:
         try:
             if self._closed:
                 return None
-            waiting = _Waiting(job)
+            future: Future[T] = Future()
             try:
-                self._journal_group([waiting], journal)  # an append job: nothing is left to write after `_busy`
+                self._journal_one(job, journal, future)
+            except _NotAnAppend:
+                return None  # nothing was written nor kept: the writer checks it again
             except BaseException as error:  # a bug of the writer itself: answer rather than hang
                 log.exception("the writer failed")
-                if not waiting.future.done():
-                    waiting.future.set_exception(error)
+                if not future.done():
+                    future.set_exception(error)
         finally:
             self._busy.release()
-        return waiting.future
+        return future
+
+    def _journal_one(self, job: Job[T], journal: Journal, future: Future[T]) -> None:
+        """`_journal_appends` for a group of one job that only appends (`now`), with none of a group's lists."""
+        live = Live(self.store, self._latest)
+        try:
+            staged = job(live)
+        except Exception as error:  # refused: nothing written
+            future.set_exception(error)
+            return
+        if staged.write is not None:
+            raise _NotAnAppend
+        try:
+            if staged.appends:
+                journal.append(staged.appends)
+        except Exception as error:  # nothing of the record was kept: the append is not acknowledged
+            for game_id in live.played:
+                self._forget(game_id)
+            future.set_exception(error)
+            return
+        self._done(live, [staged], moved=False)
+        _answer(future, staged, None)
 
     def close(self) -> None:
         """Answer the jobs already handed over, then stop the thread."""

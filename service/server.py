@@ -11,7 +11,7 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from logging.handlers import QueueHandler, QueueListener
 from types import FrameType
@@ -19,6 +19,8 @@ from typing import Any, cast
 from urllib.parse import unquote_plus
 
 import uvicorn
+from uvicorn._ansi import style as ansi_style
+from uvicorn.logging import AccessFormatter
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from loom.engine.registry import playable
@@ -138,18 +140,99 @@ class _Batches(QueueListener):
                     batch.append(lines.get_nowait())
                 except queue.Empty:
                     break
-            access, records = logging.getLogger("uvicorn.access"), []
-            for record in batch:
-                if isinstance(record, tuple):  # a line `_QuickAccess` handed over: made into its record here
-                    record = _record(access, *record)
-                    if not access.filter(record):  # the logger's own filters (HideTokens), as its handle() runs
-                        continue
-                if record is not None:
-                    records.append(record)
-            for handler in self.handlers:
-                _emit_all(handler, records)
+            access = logging.getLogger("uvicorn.access")
+            plain = _plain_lines(access, self.handlers)
+            if plain is not None:  # uvicorn's default access log: each line written as its formatter writes it
+                _write_lines(self.handlers[0], [plain(line) for line in batch])
+            else:
+                records = []
+                for record in batch:
+                    if isinstance(record, tuple):  # a line `_QuickAccess` handed over: made into its record here
+                        record = _record(access, *record)
+                        if not access.filter(record):  # the logger's filters (HideTokens), as its handle() runs
+                            continue
+                    if record is not None:
+                        records.append(record)
+                for handler in self.handlers:
+                    _emit_all(handler, records)
             if batch[-1] is None:
                 return
+
+
+ACCESS_LINE = '%s - "%s %s HTTP/%s" %d'
+"""The message of uvicorn's access log record (the arguments: client, method, path, HTTP version, status)."""
+ACCESS_FORMAT = '%(levelprefix)s %(client_addr)s - "%(request_line)s" %(status_code)s'
+"""uvicorn's own format of its access log lines (its default logging configuration's)."""
+
+
+def _plain_lines(access: logging.Logger, handlers: Sequence[logging.Handler]) -> Callable[[Any], str | None] | None:
+    """If the access log is uvicorn's default (one plain StreamHandler with uvicorn's access formatter and format,
+    no filter but `HideTokens`), the text its handler writes for a line handed over as (time, message, arguments):
+    the same text, without a `LogRecord` made, filtered and copied twice on the way. None otherwise."""
+    if len(handlers) != 1 or not all(type(f) is HideTokens for f in access.filters):
+        return None
+    handler = handlers[0]
+    formatter = handler.formatter
+    if (
+        type(handler) is not logging.StreamHandler
+        or handler.filters
+        or handler.level > logging.INFO
+        or type(formatter) is not AccessFormatter
+        or type(formatter._style) is not logging.PercentStyle
+        or formatter._fmt != ACCESS_FORMAT
+    ):
+        return None
+    hiding = bool(access.filters)
+    separator = " " * (8 - len("INFO"))
+    prefix = (formatter.color_level_name("INFO", logging.INFO) if formatter.use_colors else "INFO") + ":" + separator
+    statuses: dict[int, str] = {}
+
+    def plain(line: tuple[float, str, tuple[Any, ...]] | logging.LogRecord | None) -> str | None:
+        if isinstance(line, logging.LogRecord):  # made on the loop (the logger was busy elsewhere): filtered there
+            return _formatted(handler, line)
+        if line is None:
+            return None
+        created, msg, args = line
+        if msg != ACCESS_LINE or len(args) != 5 or type(args[4]) is not int:
+            record = _record(access, created, msg, args)
+            return _formatted(handler, record) if access.filter(record) else None
+        if hiding:
+            args = tuple(hide_tokens(arg) if isinstance(arg, str) else arg for arg in args)
+        client, method, path, version, code = args
+        status = statuses.get(code)
+        if status is None:
+            status = statuses[code] = formatter.get_status_code(code)
+        request_line = f"{method} {path} HTTP/{version}"
+        if formatter.use_colors:
+            request_line = ansi_style(request_line, bold=True)
+        return f'{prefix} {client} - "{request_line}" {status}'
+
+    return plain
+
+
+def _formatted(handler: logging.Handler, record: logging.LogRecord) -> str | None:
+    """The record's text as the handler writes it; None if the handler does not take it (or fails to format it)."""
+    if record.levelno < handler.level or not handler.filter(record):
+        return None
+    try:
+        return handler.format(record)
+    except Exception:
+        handler.handleError(record)
+        return None
+
+
+def _write_lines(handler: logging.Handler, texts: list[str | None]) -> None:
+    """Write the lines (None: not written) through a plain StreamHandler in one write and one flush."""
+    assert isinstance(handler, logging.StreamHandler)
+    lines = [text + handler.terminator for text in texts if text is not None]
+    if not lines:
+        return
+    with handler.lock:  # type: ignore[union-attr]
+        try:
+            handler.stream.write("".join(lines))
+            handler.flush()
+        except Exception:
+            handler.handleError(logging.makeLogRecord({"msg": lines[-1]}))
 
 
 def _record(access: logging.Logger, created: float, msg: str, args: tuple[Any, ...]) -> logging.LogRecord:
@@ -213,10 +296,11 @@ BATCH = 0.05
 
 
 class AccessLog:
-    """uvicorn's access log, written on a thread of its own: the event loop only hands each request's record over
+    """uvicorn's access log, written on a thread of its own: the event loop only hands each request's line over
     (formatting a line and writing it to the terminal took about a third of an append's time on the loop). The
-    same lines, by the same handlers, in the same order, at most BATCH seconds later; loggers' filters
-    (`HideTokens`) still run first, on the loop."""
+    same lines, by the same handlers, in the same order, at most BATCH seconds later; the logger's filters
+    (`HideTokens`) run on that thread before any handler sees a line. uvicorn's default access log (one plain
+    StreamHandler, its formatter and format) gets its text without a `LogRecord` (`_plain_lines`)."""
 
     def __init__(self, handing: _Handing | None, handlers: list[logging.Handler], listener: QueueListener | None):
         self._handing, self._handlers, self._listener = handing, handlers, listener
@@ -329,6 +413,7 @@ def server_for(settings: Settings, *, log_level: str = "info") -> LoomServer:
         lifespan="on",
         loop="uvloop",  # named, not "auto": the event loop and HTTP parser in C that the figures are measured on
         http=CoalescingHttp,  # httptools, each response in one write
+        server_header=False,  # no `server: uvicorn` on every answer (Date, which HTTP asks for, stays)
     )
     hide_tokens_in_access_log()
     return LoomServer(config, service)

@@ -9,14 +9,22 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from concurrent.futures import Future
-from dataclasses import replace
 from typing import Any
 
 from loom.engine.protocol import CHANCE_TO_MOVE, Game
 from loom.engine.registry import get_bot, get_game
 from loom.events.base import IllegalAction, LoomError
 from loom.replay.branches import Line, WhatIf, branch, plan_whatif, record_whatif
-from loom.replay.live import Append, Played, add_game, checked_events, dealt_game, played_action, table_game
+from loom.replay.live import (
+    Played,
+    add_game,
+    appended,
+    checked_events,
+    dealt_game,
+    moved_on,
+    played_action,
+    table_game,
+)
 from loom.replay.store import GameInfo, NewGame, Seat, Store
 from loom.service.access import Forbidden, Unauthorized, may_act, require_admin
 from loom.service.committer import Job, Live, Staged
@@ -63,7 +71,7 @@ def act(
 
 def _acted(service: Service, caller: Caller, game_id: int, body: ActionBody, live: Live) -> Staged[dict[str, Any]]:
     info, state = _at(live, game_id, body.expected_seq)
-    game = get_game(info.game)
+    game = _game(info.game)
     mover = game.to_move(state)
     if mover is None:
         raise IllegalAction(f"game {game_id} is over")
@@ -96,7 +104,7 @@ def _written_events(
     service: Service, caller: Caller, game_id: int, body: EventsBody, live: Live
 ) -> Staged[dict[str, Any]]:
     info, state = _at(live, game_id, body.expected_seq)
-    game = get_game(info.game)
+    game = _game(info.game)
     grant = caller.grant(service, info)
     if grant.anonymous:
         _refuse(caller, "writing events needs the game's table token, or a seat's token for that seat's own events")
@@ -135,6 +143,17 @@ def _refuse(caller: Caller, reason: str) -> None:
     raise (Forbidden if caller.token is not None else Unauthorized)(reason)
 
 
+_GAMES: dict[str, Game] = {}
+
+
+def _game(name: str) -> Game:
+    """`get_game(name)`, kept: every append asks for its game's rules."""
+    game = _GAMES.get(name)
+    if game is None:
+        game = _GAMES[name] = get_game(name)
+    return game
+
+
 def _at(live: Live, game_id: int, expected_seq: int) -> tuple[GameInfo, Any]:
     """The game and its latest state, if the client's expected sequence number is still its last event."""
     info, state = live.latest(game_id)
@@ -148,7 +167,7 @@ def _append(live: Live, info: GameInfo, game: Game, before: Any, played: Played,
     sees it."""
     last, turn = info.last_seq + len(played.steps), played.steps[-1].turn
     status = "finished" if game.to_move(played.state) is None else "open"
-    live.play(replace(info, last_seq=last, turns=turn, status=status), played.state)
+    live.play(moved_on(info, last_seq=last, turns=turn, status=status), played.state)
 
     def answer(_: None) -> dict[str, Any]:
         told = tell_state(game, played.state, "all" if seat is None else seat, info.players)
@@ -162,7 +181,7 @@ def _append(live: Live, info: GameInfo, game: Game, before: Any, played: Played,
             "state": told.described,
         }
 
-    return Staged(answer, appends=[Append(info, game, before, played)])
+    return Staged(answer, appends=[appended(info, game, before, played)])
 
 
 def fork(service: Service, caller: Caller, game_id: int, body: BranchBody) -> Future[dict[str, Any]]:

@@ -73,24 +73,41 @@ def render(state: MottoState, seat: Reader) -> RenderableType:
     return Group(header, table_info, _stacks(state), table)
 
 
+_NAMED = (*CARD_NAMES, None)
+"""A card's name by its number, and None for HIDDEN (-1): the last entry."""
+assert HIDDEN == -1 and len(_NAMED) - 1 == len(CARD_NAMES)
+_TOPS: dict[int, tuple[int, ...]] = {}
+"""A stack's tokens (top first) by how many it has left."""
+
+
+def _names(cards: tuple[int, ...]) -> list[str | None]:
+    """The cards' names; a hidden card's None."""
+    return [_NAMED[c] for c in cards]
+
+
+def _stack(height: int) -> list[int]:
+    """The tokens of a stack with `height` left, top first."""
+    top = _TOPS.get(height)
+    if top is None:
+        top = _TOPS[height] = TOKEN_POINTS[len(TOKEN_POINTS) - height :]
+    return list(top)
+
+
 def describe(state: MottoState) -> dict[str, Any]:
     """The state as readable JSON; hidden cards are null."""
-
-    def names(cards: tuple[int, ...]) -> list[str | None]:
-        return [None if c == HIDDEN else CARD_NAMES[c] for c in cards]
-
+    # Written for speed: every append's answer describes the table (one call, no comprehension in a comprehension).
     mover = to_move(state)
     return {
         "players": list(state.players),
         "turn": state.turn,
         "to_move": "chance" if mover == CHANCE_TO_MOVE else mover,
         "over": mover is None,
-        "hands": [names(hand) for hand in state.hands],
-        "pool": names(state.pool),
-        "deck": names(state.deck),
+        "hands": list(map(_names, state.hands)),
+        "pool": _names(state.pool),
+        "deck": _names(state.deck),
         "deck_ordered": state.deck_ordered,
-        "discard": names(state.discard),
-        "stacks": {VALUES[v]: [p for p in TOKEN_POINTS[len(TOKEN_POINTS) - h :]] for v, h in enumerate(state.stacks)},
+        "discard": _names(state.discard),
+        "stacks": dict(zip(VALUES, map(_stack, state.stacks))),
         "tokens": [[[VALUES[v], p] for v, p in won] for won in state.tokens],
         "scores": scores(state),
         "final_turns": state.final_turns,

@@ -7,10 +7,14 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from loom.replay.store import Store
+import pytest
+
+from loom.events.base import IllegalAction
+from loom.replay.store import Store, StoreError
 from loom.service import writing
 from loom.service.committer import Staged
 from loom.service.context import Caller, Service
+from loom.service.errors import Conflict
 from loom.service.models import ActionBody
 from tests.service.client import ADMIN
 from tests.service.test_group_commit import _a_legal_action, _held, _new_games
@@ -59,3 +63,47 @@ def test_a_new_games_transaction_does_not_hold_appends_back(service: Service) ->
     finally:
         release.set()
     created.result(30)
+
+
+def test_a_refusal_on_the_callers_thread_writes_nothing_and_the_next_append_goes_on(service: Service) -> None:
+    (game,) = _new_games(service, 1)
+    seq = service.db.latest(game["id"])[0].last_seq
+    stale = ActionBody(expected_seq=seq - 1, action=_a_legal_action(service, game["id"]))
+    illegal = ActionBody(expected_seq=seq, action={"type": "take", "card": "no-such-card"})
+    for body, refusal in ((stale, Conflict), (illegal, IllegalAction)):
+        answer = writing.act(service, Caller(ADMIN), game["id"], body, now=True)
+        assert answer.done() and isinstance(answer.exception(), refusal)
+    assert service.db.reader().game_row(game["id"]).last_seq == seq
+    assert _act_now(service, game).result()["seq"] > seq
+
+
+def test_a_journal_that_cannot_take_the_record_refuses_the_append_and_forgets_the_kept_state(
+    service: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (game,) = _new_games(service, 1)
+    seq = service.db.latest(game["id"])[0].last_seq
+    journal = service.db.journal
+    assert journal is not None
+
+    def full_disk(appends: Any) -> None:
+        raise StoreError("cannot write the journal: No space left on device")
+
+    monkeypatch.setattr(journal, "append", full_disk)
+    answer = _act_now(service, game)
+    assert answer.done() and isinstance(answer.exception(), StoreError)
+    assert game["id"] not in service.db._latest  # read again from the file by the next append
+    monkeypatch.undo()
+    assert service.db.reader().game_row(game["id"]).last_seq == seq
+    assert _act_now(service, game).result()["seq"] > seq
+
+
+def test_a_job_that_writes_more_than_appends_is_left_to_the_writer(service: Service) -> None:
+    (game,) = _new_games(service, 1)
+    service.db.latest(game["id"])
+    wrote: list[str] = []
+
+    def job(live: Any) -> Staged[str]:
+        return Staged(lambda _: threading.current_thread().name, write=lambda store: wrote.append("written"))
+
+    assert service.db.committer.now(job) is None
+    assert service.db.submit(job, appends_to=game["id"]).result(30) == "loom-writer" and wrote == ["written"]

@@ -13,13 +13,14 @@ from typing import Any
 import httpx
 import orjson
 import pytest
+from uvicorn.logging import AccessFormatter
 
 from loom.service import writing
 from loom.service.access import ROLES_KEPT, Keys
 from loom.service.api import FastAppends
 from loom.service.context import Caller, Service
 from loom.service.models import NewGameBody
-from loom.service.server import free_port, running
+from loom.service.server import ACCESS_FORMAT, ACCESS_LINE, HideTokens, _plain_lines, free_port, running
 from loom.service.settings import Settings
 from tests.service.client import ADMIN, Api
 
@@ -148,6 +149,28 @@ def test_the_access_log_is_written_off_the_loop_with_every_line(tmp_path: Any, m
     lines = written.getvalue().splitlines()
     assert any(f'"POST /games/{created["id"]}/actions HTTP/1.1" 200' in line for line in lines), lines
     assert any('"POST /games HTTP/1.1" 201' in line for line in lines), lines
+
+
+def test_the_access_log_writes_its_lines_as_uvicorns_formatter_does_tokens_hidden() -> None:
+    lines = [
+        ("127.0.0.1:50000", "POST", "/games/1/actions", "1.1", 200),
+        ("[::1]:7", "GET", "/games/2/stream?token=abc&after=3", "1.1", 409),
+        ("", "GET", '/games/3/replay?as=0&%74oken=s"x', "1.0", 599),
+    ]
+    for colours in (False, True):
+        handler = logging.StreamHandler(io.StringIO())
+        handler.setFormatter(AccessFormatter(ACCESS_FORMAT, use_colors=colours))
+        access = logging.Logger("access")
+        access.addFilter(HideTokens())
+        plain = _plain_lines(access, [handler])
+        assert plain is not None
+        for args in lines:
+            record = access.makeRecord(access.name, logging.INFO, "(unknown file)", 0, ACCESS_LINE, args, None)
+            assert access.filter(record)
+            assert plain((0.0, ACCESS_LINE, args)) == handler.format(record)
+            assert "abc" not in handler.format(record) and "=s" not in handler.format(record)
+        handler.addFilter(lambda record: True)
+        assert _plain_lines(access, [handler]) is None  # a handler of its own: records made, as any logger's
 
 
 def _asked(fast: FastAppends, path: str, body: bytes, headers: list[tuple[bytes, bytes]], query: bytes = b"") -> int:
