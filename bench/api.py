@@ -64,7 +64,7 @@ CLIENTS = (1, 8, 64)
 # Open games made ready before each of Loom's phases: enough for this many appends/s over the warm-up and the timed
 # window (a Motto game of three is ~116 appends), and at least two per client. A phase that uses them up creates
 # more inside its window, counted in the report.
-POOL_RATE = 4000
+POOL_RATE = 6000
 APPENDS_PER_GAME = 110
 
 
