@@ -43,12 +43,25 @@ from bench.flat_search import OLD, HalvingSearchBot  # noqa: E402
 from bench.mcts_vs_greedy import Timed, wilson  # noqa: E402
 from loom.engine.bots import RandomBot  # noqa: E402
 from loom.engine.play import act, chance_rng, play_out, start  # noqa: E402
+from loom.engine.protocol import Tuning  # noqa: E402
 from loom.engine.registry import get_bot, get_game  # noqa: E402
 from loom.engine.search import IsmctsBot, step  # noqa: E402
 
 NAME = "ismcts"
 GAMES = ("motto", "moirai", "moorea", "stones-of-fate")
 ORDERS = tuple(itertools.permutations(("ismcts", "flat", "greedy")))
+CHANGES: dict[str, Any] = {}
+"""Fields of ISMCTS's tuning changed for a trial (`--set`); handed to the pool's processes with each job."""
+
+
+def change(text: str) -> tuple[str, Any]:
+    """A `--set` option's field and value: `model=true`, `horizon=40`, `spread=3.5`."""
+    field, _, value = text.partition("=")
+    kinds = {f.name: type(getattr(Tuning(), f.name)) for f in dataclasses.fields(Tuning)}
+    if field not in kinds:
+        raise SystemExit(f"--set: Tuning has no field {field!r}; its fields: {', '.join(kinds)}")
+    kind = kinds[field]
+    return field, value.lower() in ("1", "true", "yes") if kind is bool else kind(value)
 
 
 def positions(name: str, count: int) -> list[Any]:
@@ -100,14 +113,20 @@ def search_rate(bot: Any, name: str, states: Sequence[Any], budget: int) -> floa
 
 
 def play_one(
-    name: str, order: tuple[str, ...], budgets: dict[str, int], seconds: float, index: int, seed: int
+    name: str,
+    order: tuple[str, ...],
+    budgets: dict[str, int],
+    seconds: float,
+    index: int,
+    seed: int,
+    changes: tuple[tuple[str, Any], ...] = (),
 ) -> dict[str, Any]:
     """One game with the bots seated in `order`: each bot's score, and the search bots' times. With `seconds`
     above 0 both searches have that time per move; else `budgets` iterations."""
     game = get_game(name)
     rng = Random(f"loom/bench/{NAME}/{name}/{seed}/{index // len(ORDERS)}")  # one deal for six seat orders
     state, steps = start(game, list(order), rng)
-    mine = dataclasses.replace(game.search, seconds=seconds)
+    mine = dataclasses.replace(game.search, seconds=seconds, **dict(changes))
     old = dataclasses.replace(OLD.get(name, game.search), seconds=seconds)
     timed = seconds > 0
     made = {
@@ -127,7 +146,9 @@ def play_one(
     return out
 
 
-def _play(job: tuple[str, tuple[str, ...], dict[str, int], float, int, int]) -> dict[str, Any]:
+def _play(
+    job: tuple[str, tuple[str, ...], dict[str, int], float, int, int, tuple[tuple[str, Any], ...]],
+) -> dict[str, Any]:
     return play_one(*job)
 
 
@@ -141,7 +162,8 @@ def head_to_head(
     name: str, games: int, budgets: dict[str, int], seconds: float, seed: int, workers: int
 ) -> dict[str, Any]:
     """ISMCTS against the old search (and a greedy bot) over `games` games, the seat orders in turn."""
-    jobs = [(name, ORDERS[index % len(ORDERS)], budgets, seconds, index, seed) for index in range(games)]
+    changes = tuple(CHANGES.items())
+    jobs = [(name, ORDERS[index % len(ORDERS)], budgets, seconds, index, seed, changes) for index in range(games)]
     began = time.perf_counter()
     results: list[dict[str, Any]] = []
     with ProcessPoolExecutor(workers) as pool:
@@ -174,8 +196,10 @@ def main() -> None:
     p.add_argument("--game", action="append", choices=GAMES, help="only this game (repeat for several)")
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes (default: every core)")
     p.add_argument("--budget", type=int, default=None, help="ISMCTS's iterations in the games (no time budget)")
+    p.add_argument("--set", action="append", type=change, default=[], help="a field of ISMCTS's tuning: model=true")
     p.add_argument("--ms", type=float, default=None, help="time per move of both searches (default: the old one's)")
     args = p.parse_args()
+    CHANGES.update(args.set)
     games = 6 if args.quick else args.games
     count = 3 if args.quick else args.positions
     names = args.game or list(GAMES)
@@ -190,7 +214,7 @@ def main() -> None:
             "ms": args.ms,
             "budget": args.budget,
         },  # fmt: skip
-        extra={"tuning": {name: repr(get_game(name).search) for name in names}},
+        extra={"tuning": {name: repr(dataclasses.replace(get_game(name).search, **CHANGES)) for name in names}},
     )
     for name in names:
         game = get_game(name)
@@ -198,7 +222,9 @@ def main() -> None:
         states = positions(name, count)
         budget = game.search.budget
         floor, length = random_playouts(name, states, 1.0 if args.quick else args.seconds)
-        ismcts_s = search_rate(IsmctsBot(game, budget), name, states, budget)
+        ismcts_s = search_rate(
+            IsmctsBot(game, budget, dataclasses.replace(game.search, **CHANGES)), name, states, budget
+        )
         flat_budget = OLD.get(name, game.search).budget
         flat_s = search_rate(HalvingSearchBot(game, flat_budget), name, states, flat_budget)
         rate = budget / ismcts_s

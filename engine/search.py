@@ -285,7 +285,7 @@ class IsmctsBot:
         """One iteration below the root action `action` (whose node is `node`) in the determinization `world`:
         selection, expansion, playout and backpropagation; the root child keeps the seat's reward of each visit."""
         game = self.game
-        to_move, legal_actions, view_of = game.to_move, game.legal_actions, game.view
+        to_move, legal_actions, view_of, model = game.to_move, game.legal_actions, game.view, self.tuning.model
         state = step(game, world, action, play)
         path = [node]
         movers = [seat]
@@ -293,6 +293,16 @@ class IsmctsBot:
         while not expanded and (mover := to_move(state)) is not None:
             legal = legal_actions(state)
             children = node.children
+            if mover != seat and model:
+                # the opponent model: another seat plays the light policy's choice from its view of this world
+                chosen = self.expand(view_of(state, mover), legal, play)
+                expanded = chosen not in children
+                node = children[chosen] if not expanded else children.setdefault(chosen, Node())
+                node.available += 1
+                path.append(node)
+                movers.append(mover)
+                state = step(game, state, chosen, play)
+                continue
             present = [a for a in legal if a in children]
             if len(present) < len(legal) and len(present) < widening(node.visits):
                 # expansion: the light policy's choice, from the mover's view of this world, among the untried
