@@ -55,7 +55,7 @@ CHANGES: dict[str, Any] = {}
 
 
 def change(text: str) -> tuple[str, Any]:
-    """A `--set` option's field and value: `model=true`, `horizon=40`, `spread=3.5`."""
+    """A `--set` option's field and value: `confidence=0.5`, `horizon=40`, `blend=0.75`."""
     field, _, value = text.partition("=")
     kinds = {f.name: type(getattr(Tuning(), f.name)) for f in dataclasses.fields(Tuning)}
     if field not in kinds:
@@ -196,7 +196,7 @@ def main() -> None:
     p.add_argument("--game", action="append", choices=GAMES, help="only this game (repeat for several)")
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes (default: every core)")
     p.add_argument("--budget", type=int, default=None, help="ISMCTS's iterations in the games (no time budget)")
-    p.add_argument("--set", action="append", type=change, default=[], help="a field of ISMCTS's tuning: model=true")
+    p.add_argument("--set", action="append", type=change, default=[], help="a field of ISMCTS's tuning: blend=0.75")
     p.add_argument("--ms", type=float, default=None, help="time per move of both searches (default: the old one's)")
     args = p.parse_args()
     CHANGES.update(args.set)

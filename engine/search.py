@@ -19,11 +19,15 @@ Each visit of a root action is one iteration of SO-ISMCTS in that round's world:
    the paper takes one at random: at a few dozen iterations a random reply made every evaluation noisier than the
    policy's playout), a node below the root having at most `widening(visits)` children (progressive widening);
 4. playout: the light policy (the game's `Tuning.policy`, a random legal action now and then) plays every seat
-   from its own view for at most `horizon` decisions, and the end is scored: a finished game gives each winner its
-   share, blended with a chance to win made from the scores (a softmax), which also scores an unfinished one;
+   from its own view until `horizon` decisions after the root's (the tree's moves count), and the end is scored: a
+   finished game gives each winner its share, blended with a chance to win made from the scores (a softmax), which
+   also scores an unfinished one;
 5. backpropagation: each node on the path adds the reward of the seat that moved into it.
 The decision is the best of the last round (the most visited; ties: the better mean), if it beats the greedy bot's
 choice over their shared worlds by `confidence` standard errors; else the greedy bot's choice.
+
+The budget is `budget` iterations, or with `Tuning.seconds` a time: each round of halving then has its share of
+the time and samples worlds until its end (`Clock`), so two searches can be compared at exactly equal time.
 
 Two enhancements, both from the paper's family: the root searches only the greedy bot's best `candidates` actions
 (Stones of Fate offers a hundred stone moves a turn, most pointless; a budget of forty iterations could not even
@@ -285,7 +289,7 @@ class IsmctsBot:
         """One iteration below the root action `action` (whose node is `node`) in the determinization `world`:
         selection, expansion, playout and backpropagation; the root child keeps the seat's reward of each visit."""
         game = self.game
-        to_move, legal_actions, view_of, model = game.to_move, game.legal_actions, game.view, self.tuning.model
+        to_move, legal_actions, view_of = game.to_move, game.legal_actions, game.view
         state = step(game, world, action, play)
         path = [node]
         movers = [seat]
@@ -293,16 +297,6 @@ class IsmctsBot:
         while not expanded and (mover := to_move(state)) is not None:
             legal = legal_actions(state)
             children = node.children
-            if mover != seat and model:
-                # the opponent model: another seat plays the light policy's choice from its view of this world
-                chosen = self.expand(view_of(state, mover), legal, play)
-                expanded = chosen not in children
-                node = children[chosen] if not expanded else children.setdefault(chosen, Node())
-                node.available += 1
-                path.append(node)
-                movers.append(mover)
-                state = step(game, state, chosen, play)
-                continue
             present = [a for a in legal if a in children]
             if len(present) < len(legal) and len(present) < widening(node.visits):
                 # expansion: the light policy's choice, from the mover's view of this world, among the untried

@@ -349,8 +349,8 @@ def test_a_time_budget_ends_the_search_in_time() -> None:
     began = time.perf_counter()
     root = bot.search(view, bot.candidates(view, legal, Random(1)), Random(2))
     spent = time.perf_counter() - began
-    assert 0.035 < spent < 0.15  # a world is begun only if it ends nearer the round's end than not beginning it
-    assert sum(kid.visits for kid in root.children.values()) > 3 * 2
+    assert 0.025 < spent < 0.15  # a world is begun only if it ends nearer the round's end than not beginning it
+    assert sum(kid.visits for kid in root.children.values()) >= 3 + 2  # each round sampled a world at least
 
 
 def test_under_a_time_budget_each_round_of_halving_gets_its_share_of_the_time() -> None:
@@ -383,36 +383,6 @@ def test_under_a_time_budget_two_true_states_with_the_same_view_grow_the_same_tr
     for position in (state, other):
         view = game.view(position, seat)
         bot = IsmctsBot(game, tuning=dataclasses.replace(LIGHT, seconds=0.02), now=Ticking(0.001))
-        trees.append(shape(bot.search(view, bot.candidates(view, game.legal_actions(view), Random(5)), Random(5))))
-    assert trees[0] == trees[1] and trees[0]
-
-
-def test_with_the_opponent_model_the_other_seats_play_the_policy_s_choice_from_their_own_view() -> None:
-    game = get_game("motto")
-    state = middle("motto")
-    seat = game.to_move(state)
-    view = game.view(state, seat)
-    bot = Expanding(game, 40, Tuning(candidates=3, horizon=4, explore=0.0, model=True))
-    bot.choose(view, game.legal_actions(view), Random(7))
-    theirs = [(seen, offered, action) for seen, offered, action in bot.grown if game.to_move(seen) != seat]
-    assert theirs
-    greedy = get_bot(game, "greedy")
-    for seen, offered, action in theirs:
-        assert all(HIDDEN in hand for s, hand in enumerate(seen.hands) if s != game.to_move(seen))  # a view
-        assert offered == game.legal_actions(seen)  # every legal action, whatever the tree already holds
-        assert action == greedy.choose(seen, offered, Random(0))
-
-
-@pytest.mark.parametrize("name", GAMES)
-def test_with_the_opponent_model_two_true_states_with_the_same_view_grow_the_same_tree(name: str) -> None:
-    game = get_game(name)
-    state = middle(name)
-    seat = game.to_move(state)
-    other = game.determinize(game.view(state, seat), seat, Random(8))
-    trees = []
-    for position in (state, other):
-        view = game.view(position, seat)
-        bot = IsmctsBot(game, budget=12, tuning=dataclasses.replace(LIGHT, model=True))
         trees.append(shape(bot.search(view, bot.candidates(view, game.legal_actions(view), Random(5)), Random(5))))
     assert trees[0] == trees[1] and trees[0]
 
