@@ -19,31 +19,49 @@ A decision is searched in three steps.
    worse than greedy, and a larger one finds the better moves.
 
 The bot sees only its view: every world is dealt from it, and the playouts' bots see only their own views.
+It plays with the tuning each game had when it was replaced (`OLD`), so retuning the new search does not move the
+yardstick; a tuning with `seconds` gives it a time budget, spent as the new search spends one (`engine.search.Clock`).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from random import Random
 from typing import Any
 
 from loom.engine.protocol import CHANCE_TO_MOVE, AnyGame, Bot, Tuning
-from loom.engine.search import best_first, score_chances, shares, step
+from loom.engine.search import Clock, best_first, running, score_chances, shares, step
 from loom.events.base import IllegalAction
 
 FEWEST_WORLDS = 4
 """Worlds below which a paired comparison says nothing: the greedy bot's choice is played."""
+OLD = {
+    "motto": Tuning(budget=50, horizon=60, spread=3.0),
+    "moirai": Tuning(budget=40, horizon=16, spread=4.0, confidence=0.5),
+    "moorea": Tuning(budget=30, explore=0.0, horizon=40, spread=8.0),
+    "stones-of-fate": Tuning(budget=40, horizon=16, spread=3.0),
+}
+"""Each game's tuning when this search was replaced (issue 16, the games' `search=` then)."""
 
 
 class HalvingSearchBot:
     """The old `mcts` bot: searches each decision with `budget` playouts, by successive halving over the greedy bot's
     best actions (one level, no tree); decides from its seat's view only."""
 
-    def __init__(self, game: AnyGame, budget: int | None = None, tuning: Tuning | None = None) -> None:
+    def __init__(
+        self,
+        game: AnyGame,
+        budget: int | None = None,
+        tuning: Tuning | None = None,
+        now: Callable[[], float] = time.perf_counter,
+    ) -> None:
         self.game = game
-        self.tuning = tuning or game.search
+        self.tuning = tuning or OLD.get(game.name, game.search)
         self.budget = budget or self.tuning.budget
+        self.seconds = 0.0 if budget else self.tuning.seconds
+        self.now = now
         self.ranker: Bot = game.bots["greedy"]()
         self.policy: Bot = game.bots[self.tuning.policy]()
 
@@ -58,11 +76,13 @@ class HalvingSearchBot:
         alive = self.candidates(view, legal, Random(rng.getrandbits(64)))
         rewards: list[list[float]] = [[] for _ in alive]  # per candidate, one reward per world; worlds are shared
         rounds = max(1, math.ceil(math.log2(len(alive))))
+        clock = Clock(self.seconds, len(running(len(alive))), self.now) if self.seconds > 0 else None
         left = self.budget
         for done in range(rounds):
             if len(alive) == 1:
                 break
-            for _ in range(max(1, left // ((rounds - done) * len(alive)))):
+            worlds = clock.worlds(done) if clock else range(max(1, left // ((rounds - done) * len(alive))))
+            for _ in worlds:
                 seed = rng.getrandbits(64)
                 world = self.game.determinize(view, seat, Random(seed))
                 for index, action in enumerate(alive):

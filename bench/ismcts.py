@@ -8,12 +8,15 @@ against the one-level search it replaced at equal time per move.
    from the mover's view: one iteration is one determinization, the walk down the tree, an expansion and one
    playout (the game's light policy for at most `horizon` decisions).
 2. Head to head at equal time. Three-player games seating ISMCTS, the old one-level search (`bench/flat_search.py`,
-   the game's own budget) and a greedy bot, in each of the six seat orders in turn. ISMCTS is given the budget that
-   costs the same time per move as the old search's (calibrated in this run on the positions of part 1; both times
-   per move are printed). A game counts for ISMCTS when it scores more than the old search (a tie counts half).
+   with the tuning it had) and a greedy bot, in each of the six seat orders in turn. Both searches are given the
+   same time budget per move (`Tuning.seconds`): by default the old search's time per move at its own budget,
+   measured in this run on the positions of part 1, or `--ms`; both times per move in the games are printed.
+   `--budget N` instead fixes ISMCTS's iterations (the old search keeps its own budget). Each deal is played in the
+   six seat orders (games 0-5 share a deal, 6-11 the next, ...), so the luck of the cards is shared out evenly. A
+   game counts for ISMCTS when it scores more than the old search (a tie counts half).
 
     .venv/bin/python bench/ismcts.py                         # 10 positions, 24 head-to-head games per game
-    .venv/bin/python bench/ismcts.py --game moorea --games 48
+    .venv/bin/python bench/ismcts.py --game moorea --games 48 --ms 300
     .venv/bin/python bench/ismcts.py --quick
 """
 
@@ -26,6 +29,7 @@ _BENCH = Path(__file__).resolve().parent
 if sys.path and Path(sys.path[0] or ".").resolve() == _BENCH:
     sys.path[0] = str(_BENCH.parent)  # the project root: bench/replay.py must not shadow the replay package
 
+import dataclasses  # noqa: E402
 import itertools  # noqa: E402
 import os  # noqa: E402
 import time  # noqa: E402
@@ -35,16 +39,29 @@ from random import Random  # noqa: E402
 from typing import Any  # noqa: E402
 
 from bench._common import Report, output_path, parser, progress  # noqa: E402
-from bench.flat_search import HalvingSearchBot  # noqa: E402
+from bench.flat_search import OLD, HalvingSearchBot  # noqa: E402
 from bench.mcts_vs_greedy import Timed, wilson  # noqa: E402
 from loom.engine.bots import RandomBot  # noqa: E402
 from loom.engine.play import act, chance_rng, play_out, start  # noqa: E402
+from loom.engine.protocol import Tuning  # noqa: E402
 from loom.engine.registry import get_bot, get_game  # noqa: E402
 from loom.engine.search import IsmctsBot, step  # noqa: E402
 
 NAME = "ismcts"
 GAMES = ("motto", "moirai", "moorea", "stones-of-fate")
 ORDERS = tuple(itertools.permutations(("ismcts", "flat", "greedy")))
+CHANGES: dict[str, Any] = {}
+"""Fields of ISMCTS's tuning changed for a trial (`--set`); handed to the pool's processes with each job."""
+
+
+def change(text: str) -> tuple[str, Any]:
+    """A `--set` option's field and value: `confidence=0.5`, `horizon=40`, `blend=0.75`."""
+    field, _, value = text.partition("=")
+    kinds = {f.name: type(getattr(Tuning(), f.name)) for f in dataclasses.fields(Tuning)}
+    if field not in kinds:
+        raise SystemExit(f"--set: Tuning has no field {field!r}; its fields: {', '.join(kinds)}")
+    kind = kinds[field]
+    return field, value.lower() in ("1", "true", "yes") if kind is bool else kind(value)
 
 
 def positions(name: str, count: int) -> list[Any]:
@@ -95,14 +112,26 @@ def search_rate(bot: Any, name: str, states: Sequence[Any], budget: int) -> floa
     return (time.perf_counter() - began) / len(states)
 
 
-def play_one(name: str, order: tuple[str, ...], budgets: dict[str, int], index: int, seed: int) -> dict[str, Any]:
-    """One game with the bots seated in `order`: each bot's score, and the search bots' times."""
+def play_one(
+    name: str,
+    order: tuple[str, ...],
+    budgets: dict[str, int],
+    seconds: float,
+    index: int,
+    seed: int,
+    changes: tuple[tuple[str, Any], ...] = (),
+) -> dict[str, Any]:
+    """One game with the bots seated in `order`: each bot's score, and the search bots' times. With `seconds`
+    above 0 both searches have that time per move; else `budgets` iterations."""
     game = get_game(name)
-    rng = Random(f"loom/bench/{NAME}/{name}/{seed}/{index}")
+    rng = Random(f"loom/bench/{NAME}/{name}/{seed}/{index // len(ORDERS)}")  # one deal for six seat orders
     state, steps = start(game, list(order), rng)
+    mine = dataclasses.replace(game.search, seconds=seconds, **dict(changes))
+    old = dataclasses.replace(OLD.get(name, game.search), seconds=seconds)
+    timed = seconds > 0
     made = {
-        "ismcts": lambda: Timed(IsmctsBot(game, budgets["ismcts"])),
-        "flat": lambda: Timed(HalvingSearchBot(game, budgets["flat"])),
+        "ismcts": lambda: Timed(IsmctsBot(game, None if timed else budgets["ismcts"], mine)),
+        "flat": lambda: Timed(HalvingSearchBot(game, None if timed else budgets["flat"], old)),
         "greedy": lambda: get_bot(game, "greedy"),
     }
     bots = {seat: made[kind]() for seat, kind in enumerate(order)}
@@ -117,7 +146,9 @@ def play_one(name: str, order: tuple[str, ...], budgets: dict[str, int], index: 
     return out
 
 
-def _play(job: tuple[str, tuple[str, ...], dict[str, int], int, int]) -> dict[str, Any]:
+def _play(
+    job: tuple[str, tuple[str, ...], dict[str, int], float, int, int, tuple[tuple[str, Any], ...]],
+) -> dict[str, Any]:
     return play_one(*job)
 
 
@@ -127,9 +158,12 @@ def _ahead(result: dict[str, Any]) -> float:
     return 1.0 if mine > theirs else 0.5 if mine == theirs else 0.0
 
 
-def head_to_head(name: str, games: int, budgets: dict[str, int], seed: int, workers: int) -> dict[str, Any]:
+def head_to_head(
+    name: str, games: int, budgets: dict[str, int], seconds: float, seed: int, workers: int
+) -> dict[str, Any]:
     """ISMCTS against the old search (and a greedy bot) over `games` games, the seat orders in turn."""
-    jobs = [(name, ORDERS[index % len(ORDERS)], budgets, index, seed) for index in range(games)]
+    changes = tuple(CHANGES.items())
+    jobs = [(name, ORDERS[index % len(ORDERS)], budgets, seconds, index, seed, changes) for index in range(games)]
     began = time.perf_counter()
     results: list[dict[str, Any]] = []
     with ProcessPoolExecutor(workers) as pool:
@@ -161,16 +195,26 @@ def main() -> None:
     p.add_argument("--seconds", type=float, default=3.0, help="time of the bare random playouts per game")
     p.add_argument("--game", action="append", choices=GAMES, help="only this game (repeat for several)")
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes (default: every core)")
-    p.add_argument("--budget", type=int, default=None, help="ISMCTS's iterations in the games (default: calibrated)")
+    p.add_argument("--budget", type=int, default=None, help="ISMCTS's iterations in the games (no time budget)")
+    p.add_argument("--set", action="append", type=change, default=[], help="a field of ISMCTS's tuning: blend=0.75")
+    p.add_argument("--ms", type=float, default=None, help="time per move of both searches (default: the old one's)")
     args = p.parse_args()
+    CHANGES.update(args.set)
     games = 6 if args.quick else args.games
     count = 3 if args.quick else args.positions
     names = args.game or list(GAMES)
     report = Report(
         NAME,
         "ISMCTS: playouts per second against bare random playouts; head to head with the old one-level search",
-        {"games": games, "positions": count, "seed": args.seed, "workers": args.workers},
-        extra={"tuning": {name: repr(get_game(name).search) for name in names}},
+        {
+            "games": games,
+            "positions": count,
+            "seed": args.seed,
+            "workers": args.workers,
+            "ms": args.ms,
+            "budget": args.budget,
+        },  # fmt: skip
+        extra={"tuning": {name: repr(dataclasses.replace(get_game(name).search, **CHANGES)) for name in names}},
     )
     for name in names:
         game = get_game(name)
@@ -178,10 +222,15 @@ def main() -> None:
         states = positions(name, count)
         budget = game.search.budget
         floor, length = random_playouts(name, states, 1.0 if args.quick else args.seconds)
-        ismcts_s = search_rate(IsmctsBot(game, budget), name, states, budget)
-        flat_s = search_rate(HalvingSearchBot(game, budget), name, states, budget)
+        ismcts_s = search_rate(
+            IsmctsBot(game, budget, dataclasses.replace(game.search, **CHANGES)), name, states, budget
+        )
+        flat_budget = OLD.get(name, game.search).budget
+        flat_s = search_rate(HalvingSearchBot(game, flat_budget), name, states, flat_budget)
         rate = budget / ismcts_s
-        equal = args.budget or max(1, round(budget * flat_s / ismcts_s))
+        equal = args.budget or budget
+        seconds = 0.0 if args.budget else (args.ms / 1000 if args.ms else flat_s)
+        given = f"{1000 * seconds:.0f} ms per move" if seconds else f"{equal} iterations"
         report.section(f"{name}: mcts (ISMCTS) with {budget} iterations per move, {len(states)} positions")
         report.add("bare random playouts", round(floor, 1), "/s", f"floor: whole games, {length:.0f} decisions each",
                    key=f"{key}_random_per_s")  # fmt: skip
@@ -190,14 +239,14 @@ def main() -> None:
                    f"of the {game.search.policy} policy at most", key=f"{key}_ismcts_per_s")  # fmt: skip
         report.add("ISMCTS time per move", round(1000 * ismcts_s, 1), "ms", f"{budget} iterations",
                    key=f"{key}_ismcts_ms")  # fmt: skip
-        report.add("old search time per move", round(1000 * flat_s, 1), "ms", f"{budget} playouts",
+        report.add("old search time per move", round(1000 * flat_s, 1), "ms", f"{flat_budget} playouts",
                    key=f"{key}_flat_ms")  # fmt: skip
-        budgets = {"ismcts": equal, "flat": budget}
-        print(f"{name}: calibrated: ISMCTS {1000 * ismcts_s:.0f} ms, old {1000 * flat_s:.0f} ms per move at {budget}; "
-              f"ISMCTS gets {equal} iterations", file=sys.stderr)  # fmt: skip
-        h2h = head_to_head(name, games, budgets, args.seed, args.workers)
+        budgets = {"ismcts": equal, "flat": flat_budget}
+        print(f"{name}: ISMCTS {1000 * ismcts_s:.0f} ms per move at {budget}, old {1000 * flat_s:.0f} ms at "
+              f"{flat_budget}; in the games: {given}", file=sys.stderr)  # fmt: skip
+        h2h = head_to_head(name, games, budgets, seconds, args.seed, args.workers)
         low, high = wilson(round(h2h["ahead"]), games)
-        report.add(f"ISMCTS ({equal} iterations) ahead of the old search", round(100 * h2h["ahead"] / games, 1), "%",
+        report.add(f"ISMCTS ({given}) ahead of the old search", round(100 * h2h["ahead"] / games, 1), "%",
                    f"{h2h['ahead']:g} of {games} games (ties half); 95% interval {100 * low:.0f}-{100 * high:.0f}%; "
                    "target above 50%", key=f"{key}_ahead")  # fmt: skip
         report.add("wins: ISMCTS / old search / greedy", f"{h2h['ismcts_wins']} / {h2h['flat_wins']} / "

@@ -45,6 +45,7 @@ class Tuning:
     spread: float = 4.0  # points: a lead of this much at the end makes the chance to win e (2.7) times larger
     blend: float = 0.5  # the weight of that chance against the share of a finished game's victory
     confidence: float = 1.0  # standard errors by which a candidate must beat the greedy bot's choice to be played
+    seconds: float = 0.0  # when above 0, a time budget per decision in place of `budget` iterations
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, eq=False)  # one object per game: equal only to itself, hashable

@@ -19,11 +19,15 @@ Each visit of a root action is one iteration of SO-ISMCTS in that round's world:
    the paper takes one at random: at a few dozen iterations a random reply made every evaluation noisier than the
    policy's playout), a node below the root having at most `widening(visits)` children (progressive widening);
 4. playout: the light policy (the game's `Tuning.policy`, a random legal action now and then) plays every seat
-   from its own view for at most `horizon` decisions, and the end is scored: a finished game gives each winner its
-   share, blended with a chance to win made from the scores (a softmax), which also scores an unfinished one;
+   from its own view until `horizon` decisions after the root's (the tree's moves count), and the end is scored: a
+   finished game gives each winner its share, blended with a chance to win made from the scores (a softmax), which
+   also scores an unfinished one;
 5. backpropagation: each node on the path adds the reward of the seat that moved into it.
 The decision is the best of the last round (the most visited; ties: the better mean), if it beats the greedy bot's
 choice over their shared worlds by `confidence` standard errors; else the greedy bot's choice.
+
+The budget is `budget` iterations, or with `Tuning.seconds` a time: each round of halving then has its share of
+the time and samples worlds until its end (`Clock`), so two searches can be compared at exactly equal time.
 
 Two enhancements, both from the paper's family: the root searches only the greedy bot's best `candidates` actions
 (Stones of Fate offers a hundred stone moves a turn, most pointless; a budget of forty iterations could not even
@@ -36,7 +40,8 @@ is dealt from it, and the playouts' bots see only their own views of the determi
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from random import Random
 from typing import Any
 
@@ -147,15 +152,47 @@ def halving(count: int, budget: int) -> list[tuple[int, int]]:
     """Sequential halving at the root (as in SHOT and H-MCTS): for each round, how many of `count` actions are still
     in the running and how many worlds each of them is visited in. The budget is split evenly over
     ceil(log2(count)) rounds, and each round keeps the better half (rounded up) of the previous one."""
-    rounds = max(1, math.ceil(math.log2(count))) if count > 1 else 0
+    counts = running(count)
     plan: list[tuple[int, int]] = []
     left = budget
-    for done in range(rounds):
-        worlds = max(1, left // ((rounds - done) * count))
+    for done, count in enumerate(counts):
+        worlds = max(1, left // ((len(counts) - done) * count))
         plan.append((count, worlds))
         left -= worlds * count
-        count = math.ceil(count / 2)
     return plan
+
+
+def running(count: int) -> list[int]:
+    """How many of `count` root actions are in the running in each round of sequential halving: ceil(log2(count))
+    rounds, each keeping the better half (rounded up) of the previous one."""
+    rounds = max(1, math.ceil(math.log2(count))) if count > 1 else 0
+    out = []
+    for _ in range(rounds):
+        out.append(count)
+        count = math.ceil(count / 2)
+    return out
+
+
+class Clock:
+    """A time budget split over the rounds of sequential halving: round r of n ends at `seconds * (r + 1) / n`
+    after the start. A round samples worlds until its end, at least one; another world is begun only if it would
+    end nearer the round's end than not beginning it (the last world's cost is the estimate)."""
+
+    def __init__(self, seconds: float, rounds: int, now: Callable[[], float]) -> None:
+        self.seconds, self.rounds, self.now = seconds, rounds, now
+        self.began = now()
+
+    def worlds(self, done: int) -> Iterator[None]:
+        """One item per world that round `done` (from 0) samples, the time being read between worlds."""
+        end = self.began + self.seconds * (done + 1) / self.rounds
+        before = self.now()
+        yield None
+        while True:
+            after = self.now()
+            if after + (after - before) / 2 >= end:
+                return
+            before = after
+            yield None
 
 
 def cut(root: Node, alive: Sequence[Any], count: int) -> list[Any]:
@@ -180,13 +217,21 @@ def best_first(ranker: Bot, view: Any, legal: Sequence[Any], count: int, rng: Ra
 
 
 class IsmctsBot:
-    """The `mcts` bot: SO-ISMCTS with `budget` iterations per decision, one determinization each, from its seat's
-    view only."""
+    """The `mcts` bot: SO-ISMCTS with `budget` iterations per decision (or, when its tuning says `seconds`, as many
+    as that time allows), one determinization each, from its seat's view only. `now` is the clock of a time budget."""
 
-    def __init__(self, game: AnyGame, budget: int | None = None, tuning: Tuning | None = None) -> None:
+    def __init__(
+        self,
+        game: AnyGame,
+        budget: int | None = None,
+        tuning: Tuning | None = None,
+        now: Callable[[], float] = time.perf_counter,
+    ) -> None:
         self.game = game
         self.tuning = tuning or game.search
         self.budget = budget or self.tuning.budget
+        self.seconds = 0.0 if budget else self.tuning.seconds  # a number of iterations asked for wins over a time
+        self.now = now
         self.ranker: Bot = game.bots["greedy"]()
         self.policy: Bot = game.bots[self.tuning.policy]()
 
@@ -217,9 +262,9 @@ class IsmctsBot:
         alive = list(actions)
         for action in alive:
             root.children[action] = Node()
-        for count, worlds in halving(len(alive), self.budget):
+        for count, worlds in self.plan(len(alive)):
             alive = cut(root, alive, count)
-            for _ in range(worlds):
+            for _ in worlds:
                 seed = rng.getrandbits(64)
                 world = game.determinize(view, seat, Random(seed))
                 for action in alive:  # the same world and the same random numbers for each: a paired comparison
@@ -230,6 +275,15 @@ class IsmctsBot:
             if root.children[action].visits == 0:
                 del root.children[action]
         return root
+
+    def plan(self, count: int) -> list[tuple[int, Iterable[Any]]]:
+        """The rounds of sequential halving over `count` root actions: how many are in the running, and the worlds
+        each round samples (a number of them under an iteration budget, as many as fit under a time budget)."""
+        if self.seconds <= 0:
+            return [(alive, range(worlds)) for alive, worlds in halving(count, self.budget)]
+        counts = running(count)
+        clock = Clock(self.seconds, len(counts), self.now)
+        return [(alive, clock.worlds(done)) for done, alive in enumerate(counts)]
 
     def iterate(self, world: Any, seat: int, action: Any, node: Node, play: Random) -> None:
         """One iteration below the root action `action` (whose node is `node`) in the determinization `world`:
@@ -259,7 +313,7 @@ class IsmctsBot:
             path.append(node)
             movers.append(mover)
             state = step(game, state, chosen, play)
-        rewards = self.playout(state, play)
+        rewards = self.playout(state, play, self.tuning.horizon - len(path) + 1)  # the tree's moves count too
         path[0].rewards.append(rewards[seat])
         for visited, who in zip(path, movers):
             visited.visits += 1
@@ -272,11 +326,11 @@ class IsmctsBot:
             return self.policy.choose(seen, untried, rng)
         return untried[rng.randrange(len(untried))]
 
-    def playout(self, state: Any, rng: Random) -> list[float]:
+    def playout(self, state: Any, rng: Random, horizon: int) -> list[float]:
         """The light policy for at most `horizon` decisions from `state`; each seat's reward."""
         game, tuning, policy = self.game, self.tuning, self.policy
         to_move, view, legal_actions, explore = game.to_move, game.view, game.legal_actions, tuning.explore
-        for _ in range(tuning.horizon):
+        for _ in range(horizon):
             mover = to_move(state)
             if mover is None:
                 break

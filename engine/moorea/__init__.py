@@ -32,6 +32,6 @@ GAME: Game[MooreaState, Action] = Game(
     describe=render.describe,
     parse_action=actions.parse_action,
     action_json=actions.action_json,
-    search=Tuning(budget=30, explore=0.0, horizon=40, spread=8.0),
+    search=Tuning(budget=60, explore=0.0, horizon=40, spread=8.0),
     report=("points-by-source", "products"),
 )

@@ -3,6 +3,8 @@ only (it is never handed the true state), reproducible, with its budget."""
 
 from __future__ import annotations
 
+import dataclasses
+import time
 from collections.abc import Sequence
 from random import Random
 from typing import Any
@@ -326,3 +328,81 @@ def test_a_node_below_the_root_widens_slowly_with_its_visits() -> None:
     # halving gives two of the three root actions 25 visits: without widening each would grow another reply each time
     busy = [kid for kid in root.children.values() if kid.visits >= 25]
     assert len(busy) == 2 and all(1 < len(kid.children) <= widening(kid.visits) for kid in busy)
+
+
+class Ticking:
+    """A clock that moves on `tick` seconds each time it is read: a time budget that is the same on every machine."""
+
+    def __init__(self, tick: float) -> None:
+        self.tick, self.reads = tick, 0
+
+    def __call__(self) -> float:
+        self.reads += 1
+        return self.reads * self.tick
+
+
+def test_a_time_budget_ends_the_search_in_time() -> None:
+    game = get_game("motto")
+    view = game.view(middle("motto"), game.to_move(middle("motto")))
+    legal = game.legal_actions(view)
+    bot = IsmctsBot(game, tuning=dataclasses.replace(LIGHT, budget=1, seconds=0.05))  # the time, not the budget
+    began = time.perf_counter()
+    root = bot.search(view, bot.candidates(view, legal, Random(1)), Random(2))
+    spent = time.perf_counter() - began
+    assert 0.025 < spent < 0.15  # a world is begun only if it ends nearer the round's end than not beginning it
+    assert sum(kid.visits for kid in root.children.values()) >= 3 + 2  # each round sampled a world at least
+
+
+def test_under_a_time_budget_each_round_of_halving_gets_its_share_of_the_time() -> None:
+    game = get_game("motto")
+    view = game.view(middle("motto"), game.to_move(middle("motto")))
+    clock = Ticking(0.001)  # one millisecond per world, whatever the world costs
+    bot = IsmctsBot(game, tuning=Tuning(candidates=6, horizon=4, seconds=0.03), now=clock)
+    order = bot.candidates(view, game.legal_actions(view), Random(1))
+    root = bot.search(view, order, Random(2))
+    visits = sorted((kid.visits for kid in root.children.values()), reverse=True)
+    assert visits == [27, 27, 18, 9, 9, 9]  # three rounds of 10 ms, 9 worlds each: 6 x 9, 3 x 9, 2 x 9
+    assert clock.reads * clock.tick <= 0.03 + 2 * clock.tick
+
+
+def test_a_number_of_iterations_asked_for_wins_over_the_tuning_s_time_budget() -> None:
+    game = get_game("motto")
+    timed = dataclasses.replace(LIGHT, seconds=5.0)
+    assert IsmctsBot(game, budget=7, tuning=timed).seconds == 0.0
+    assert IsmctsBot(game, tuning=timed).seconds == 5.0
+    assert IsmctsBot(game).seconds == game.search.seconds == 0.0  # the games' own search counts iterations
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_under_a_time_budget_two_true_states_with_the_same_view_grow_the_same_tree(name: str) -> None:
+    game = get_game(name)
+    state = middle(name)
+    seat = game.to_move(state)
+    other = game.determinize(game.view(state, seat), seat, Random(8))
+    trees = []
+    for position in (state, other):
+        view = game.view(position, seat)
+        bot = IsmctsBot(game, tuning=dataclasses.replace(LIGHT, seconds=0.02), now=Ticking(0.001))
+        trees.append(shape(bot.search(view, bot.candidates(view, game.legal_actions(view), Random(5)), Random(5))))
+    assert trees[0] == trees[1] and trees[0]
+
+
+class Horizons(IsmctsBot):
+    """The search bot, keeping the horizon of each playout and the depth of the tree above it."""
+
+    def __init__(self, game: Any, budget: int, tuning: Tuning) -> None:
+        super().__init__(game, budget, tuning)
+        self.horizons: list[int] = []
+
+    def playout(self, state: Any, rng: Random, horizon: int) -> list[float]:
+        self.horizons.append(horizon)
+        return super().playout(state, rng, horizon)
+
+
+def test_the_tree_s_moves_count_against_the_playout_s_horizon() -> None:
+    game = get_game("motto")
+    view = game.view(middle("motto"), game.to_move(middle("motto")))
+    bot = Horizons(game, 60, Tuning(candidates=3, horizon=8))
+    bot.choose(view, game.legal_actions(view), Random(3))
+    assert max(bot.horizons) == 8  # a new root action: its playout starts after it
+    assert min(bot.horizons) < 8  # below the root, the moves in the tree are part of the look-ahead
