@@ -59,13 +59,21 @@ is stored in logs); `mcts:N` is the same bot with N iterations (one playout each
 
 
 def get_bot(game: AnyGame, name: str) -> Bot:
-    """A new bot of `game` called `name`: one of the game's own, or `mcts` / `mcts:BUDGET`."""
+    """A new bot of `game` called `name`: one of the game's own, or `mcts`, `mcts:PLAYOUTS` or `mcts:MSms` (a time
+    per decision: as strong as the machine is fast, so a seeded run is not played again move for move)."""
     if name == SEARCH_BOT or name.startswith(SEARCH_BOT + ":"):
+        from dataclasses import replace
+
         from loom.engine.search import IsmctsBot  # loaded only when a search is asked for
 
         _, _, budget = name.partition(":")
+        if budget.endswith("ms") and budget[:-2].isdigit() and int(budget[:-2]) > 0:
+            return IsmctsBot(game, tuning=replace(game.search, seconds=int(budget[:-2]) / 1000))
         if budget and not (budget.isdigit() and int(budget) > 0):
-            raise BadBudget(f"the search bot's budget is a number of playouts, as in mcts:200; not {name!r}")
+            raise BadBudget(
+                f"the search bot's budget is a number of playouts (mcts:200) or a time per move (mcts:300ms); "
+                f"not {name!r}"
+            )
         return IsmctsBot(game, int(budget) if budget else None)
     try:
         return game.bots[name]()

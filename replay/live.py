@@ -19,14 +19,11 @@ from loom.engine.state import evolver, maker
 from loom.events.base import GameStarted, IllegalAction, LoomError, MalformedEvent, started
 from loom.events.parsing import parse_event
 from loom.events.registry import payload_class
-from loom.replay import queries
-from loom.replay.columns import arrow_table
 from loom.replay.connection import Connection
-from loom.replay.projection_tables import insert_results, results_of
 from loom.replay.projections import result_rows
 from loom.replay.recorder import event_rows, snapshot_rows, status_of
-from loom.replay.store import ConcurrencyError, GameInfo, NewGame, Seat, Store
-from loom.replay.writing import EVENT_FIELDS
+from loom.replay.store import GameInfo, NewGame, Seat, Store
+from loom.replay.writing import GameAppend, append_games
 
 SOURCE = "live"
 MALFORMED = (TypeError, ValueError, KeyError, IndexError, AttributeError)
@@ -218,35 +215,22 @@ def append_group(store: Store, appends: Sequence[Append]) -> list[int]:
 
 def _append_round(db: Connection, appends: Sequence[Append]) -> None:
     """Appends to distinct games, in the caller's transaction."""
-    ids = [a.info.id for a in appends]
-    rows = [event_rows(a.played.steps, a.info.last_seq) for a in appends]
-    statuses = [status_of(a.game, a.played.state) for a in appends]
-    lasts, turns = [r.seq[-1] for r in rows], [a.played.steps[-1].turn for a in appends]
-    expected = [a.info.last_seq for a in appends]
-    # The update is what keeps one event per (game, seq): an append whose game moved finds no row to update. One
-    # game's is a lookup of its key, cheaper than the join of lists a group's needs.
-    if len(appends) == 1:
-        moved = db.run(queries.UPDATE_PROGRESS, [lasts[0], turns[0], statuses[0], ids[0], expected[0]])
-    else:
-        moved = db.run(queries.UPDATE_PROGRESS_OF_GAMES, [ids, lasts, turns, statuses, expected])
-    if moved[0][0] != len(appends):
-        raise ConcurrencyError("a game of the group is no longer where its append expects it; nothing was written")
-    events: dict[str, list[Any]] = {"game_id": [i for i, r in zip(ids, rows) for _ in r.seq]}
-    for name in EVENT_FIELDS:
-        events[name] = [value for r in rows for value in getattr(r, name)]
-    db.insert("events", arrow_table("events", events))
-    taken = [(a, s) for a in appends for s in snapshot_rows(a.game, a.before, a.played.steps, a.info.last_seq)]
-    if taken:
-        snapshots: dict[str, list[Any]] = {
-            "game_id": [a.info.id for a, _ in taken],
-            "seq": [s.seq for _, s in taken],
-            "turn": [s.turn for _, s in taken],
-            "rules_version": [a.info.rules_version for a, _ in taken],
-            "state": [s.state for _, s in taken],
-        }
-        db.insert("snapshots", arrow_table("snapshots", snapshots))
-    finished = [(a.info.id, result_rows(a.game, a.played.state)) for a, s in zip(appends, statuses) if s == "finished"]
-    insert_results(db, results_of([i for i, _ in finished], [r for _, r in finished]))
+    parts = []
+    for a in appends:
+        status = status_of(a.game, a.played.state)
+        parts.append(
+            GameAppend(
+                game_id=a.info.id,
+                expected_seq=a.info.last_seq,
+                events=event_rows(a.played.steps, a.info.last_seq),
+                turns=a.played.steps[-1].turn,
+                status=status,
+                rules_version=a.info.rules_version,
+                snapshots=snapshot_rows(a.game, a.before, a.played.steps, a.info.last_seq),
+                results=result_rows(a.game, a.played.state) if status == "finished" else (),
+            )
+        )
+    append_games(db, parts)
 
 
 def service_secret(store: Store) -> bytes:

@@ -148,9 +148,19 @@ def test_the_budget_is_the_number_after_the_bot_s_name() -> None:
     game = get_game("motto")
     assert get_bot(game, "mcts:7").budget == 7  # type: ignore[attr-defined]
     assert get_bot(game, "mcts").budget > 0  # type: ignore[attr-defined]
-    for bad in ("mcts:0", "mcts:x", "mcts:-3"):
+    for bad in ("mcts:0", "mcts:x", "mcts:-3", "mcts:0ms", "mcts:ms", "mcts:1.5ms"):
         with pytest.raises(BadBudget, match="number of playouts"):
             get_bot(game, bad)
+
+
+def test_a_budget_in_ms_is_a_time_per_decision() -> None:
+    game = get_game("motto")
+    state = middle("motto")
+    seat = game.to_move(state)
+    view = game.view(state, seat)
+    bot = get_bot(game, "mcts:40ms")
+    assert bot.seconds == 0.04  # type: ignore[attr-defined]
+    assert bot.choose(view, game.legal_actions(view), Random(1)) in game.legal_actions(view)
 
 
 def test_budget_goes_to_every_search_bot_and_needs_one() -> None:
