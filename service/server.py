@@ -275,20 +275,13 @@ def _emit_all(handler: logging.Handler, records: list[logging.LogRecord]) -> Non
         for record in taken:
             handler.handle(record)
         return
-    lines = []
+    lines: list[str | None] = []
     for record in taken:
         try:
-            lines.append(handler.format(record) + handler.terminator)
+            lines.append(handler.format(record))
         except Exception:
             handler.handleError(record)
-    if not lines:
-        return
-    with handler.lock:  # type: ignore[union-attr]
-        try:
-            handler.stream.write("".join(lines))
-            handler.flush()
-        except Exception:
-            handler.handleError(taken[-1])
+    _write_lines(handler, lines)
 
 
 BATCH = 0.05
