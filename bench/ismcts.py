@@ -33,7 +33,7 @@ import dataclasses  # noqa: E402
 import itertools  # noqa: E402
 import os  # noqa: E402
 import time  # noqa: E402
-from collections.abc import Sequence  # noqa: E402
+from collections.abc import Callable, Sequence  # noqa: E402
 from concurrent.futures import ProcessPoolExecutor  # noqa: E402
 from random import Random  # noqa: E402
 from typing import Any  # noqa: E402
@@ -82,15 +82,17 @@ def positions(name: str, count: int) -> list[Any]:
     return out
 
 
-def random_playouts(name: str, states: Sequence[Any], seconds: float) -> tuple[float, float]:
-    """Bare random playouts per second from these positions (each dealt anew from its mover's view), and their
-    decisions per playout."""
+def random_playouts(
+    name: str, states: Sequence[Any], seconds: float, clock: Callable[[], float] = time.perf_counter
+) -> tuple[float, float]:
+    """Bare random playouts per second of `clock` from these positions (each dealt anew from its mover's view), and
+    their decisions per playout."""
     game = get_game(name)
     rng = Random(1)
     to_move, legal_actions = game.to_move, game.legal_actions
     done = decisions = 0
-    began = time.perf_counter()
-    while time.perf_counter() - began < seconds:
+    began = clock()
+    while clock() - began < seconds:
         for state in states:
             mover = to_move(state)
             state = game.determinize(game.view(state, mover), mover, rng)
@@ -99,7 +101,7 @@ def random_playouts(name: str, states: Sequence[Any], seconds: float) -> tuple[f
                 state = step(game, state, legal[rng.randrange(len(legal))], rng)
                 decisions += 1
             done += 1
-    return done / (time.perf_counter() - began), decisions / max(done, 1)
+    return done / (clock() - began), decisions / max(done, 1)
 
 
 def search_rate(bot: Any, name: str, states: Sequence[Any], budget: int) -> float:

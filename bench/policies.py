@@ -36,6 +36,7 @@ from random import Random  # noqa: E402
 from typing import Any  # noqa: E402
 
 from bench._common import Report, output_path, parser  # noqa: E402
+from bench.ismcts import positions, random_playouts  # noqa: E402
 from loom.engine.play import start  # noqa: E402
 from loom.engine.protocol import AnyGame  # noqa: E402
 from loom.engine.registry import get_game  # noqa: E402
@@ -104,38 +105,6 @@ def per_decision(game: AnyGame, samples: list[tuple[Any, int, Any, list[Any]]], 
     return out
 
 
-def positions(game: AnyGame, count: int) -> list[Any]:
-    """Positions with a real choice: after 6, 12, ... random decisions of `count` three-player games."""
-    out = []
-    for k in range(count):
-        rng = Random(f"loom/bench/{NAME}/positions/{game.name}/{k}")
-        state, _ = start(game, ["a", "b", "c"], rng)
-        decisions, wanted = 0, 6 * (1 + k % 6)
-        while (seat := game.to_move(state)) is not None:
-            legal = game.legal_actions(game.view(state, seat))
-            if decisions >= wanted and len(legal) > 1:
-                out.append(state)
-                break
-            state = step(game, state, legal[rng.randrange(len(legal))], rng)
-            decisions += 1
-    return out
-
-
-def random_playouts(game: AnyGame, states: list[Any], seconds: float) -> float:
-    """Bare random playouts per second (process time) from these positions, each dealt anew from its mover's view."""
-    rng = Random(1)
-    done, began = 0, time.process_time()
-    while time.process_time() - began < seconds:
-        for state in states:
-            mover = game.to_move(state)
-            state = game.determinize(game.view(state, mover), mover, rng)
-            while game.to_move(state) is not None:
-                legal = game.legal_actions(state)
-                state = step(game, state, legal[rng.randrange(len(legal))], rng)
-            done += 1
-    return done / (time.process_time() - began)
-
-
 def search(game: AnyGame, states: list[Any]) -> None:
     """One decision of the search bot, with the game's own budget, from each position's mover's view."""
     bot = IsmctsBot(game)
@@ -163,8 +132,8 @@ def main() -> None:
         us = per_decision(game, samples, repeat)
         greedy = us["view"] + us["legal"] + us["choose"] + us["step"]
         floor = us["view"] + us["legal"] + us["step"]
-        states = positions(game, 3 if args.quick else 10)
-        random_rate = random_playouts(game, states, 0.5 if args.quick else args.seconds)
+        states = positions(name, 3 if args.quick else 10)
+        random_rate, _ = random_playouts(name, states, 0.5 if args.quick else args.seconds, time.process_time)
         searched = best_time(partial(search, game, states), 1)
         iterations = game.search.budget * len(states) / searched
         report.section(f"{name}: {len(samples)} decisions of {games} games; the search from {len(states)} positions")
