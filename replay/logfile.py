@@ -105,14 +105,13 @@ def _header(data: dict[str, Any], number: int) -> _Reading:
         raise LogError(f"line {number}: unknown header field {shown(sorted(unknown)[0])}")
     try:
         _check_header_kinds(data)
-        game = _game(data["game"])  # a string: checked just above
+        game = get_game(data["game"])  # a string: checked just above
         tags = checked_tags(data)
     except LoomError as error:
         raise LogError(f"line {number}: {error}") from None
     return _Reading(game, number, data.get("bots"), game.blank(), tags=tags)
 
 
-_GAMES: dict[str, Game] = {}
 _READERS: dict[str, Readers] = {}
 
 
@@ -122,15 +121,6 @@ def _readers(name: str) -> Readers:
     if readers is None:
         readers = _READERS[name] = Readers(name)
     return readers
-
-
-def _game(name: str) -> Game:
-    """The game called `name`, looked up once per process (get_game imports its module: 0.1 ms, more than its
-    hundred-odd events take to parse)."""
-    game = _GAMES.get(name)
-    if game is None:
-        game = _GAMES[name] = get_game(name)
-    return game
 
 
 def _check_header_kinds(data: dict[str, Any]) -> None:

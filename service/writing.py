@@ -71,7 +71,7 @@ def act(
 
 def _acted(service: Service, caller: Caller, game_id: int, body: ActionBody, live: Live) -> Staged[dict[str, Any]]:
     info, state = _at(live, game_id, body.expected_seq)
-    game = _game(info.game)
+    game = get_game(info.game)
     mover = game.to_move(state)
     if mover is None:
         raise IllegalAction(f"game {game_id} is over")
@@ -104,7 +104,7 @@ def _written_events(
     service: Service, caller: Caller, game_id: int, body: EventsBody, live: Live
 ) -> Staged[dict[str, Any]]:
     info, state = _at(live, game_id, body.expected_seq)
-    game = _game(info.game)
+    game = get_game(info.game)
     grant = caller.grant(service, info)
     if grant.anonymous:
         _refuse(caller, "writing events needs the game's table token, or a seat's token for that seat's own events")
@@ -141,17 +141,6 @@ def _own_events_of(seat: int | None, caller: Caller) -> Callable[[int | None], N
 
 def _refuse(caller: Caller, reason: str) -> None:
     raise (Forbidden if caller.token is not None else Unauthorized)(reason)
-
-
-_GAMES: dict[str, Game] = {}
-
-
-def _game(name: str) -> Game:
-    """`get_game(name)`, kept: every append asks for its game's rules."""
-    game = _GAMES.get(name)
-    if game is None:
-        game = _GAMES[name] = get_game(name)
-    return game
 
 
 def _at(live: Live, game_id: int, expected_seq: int) -> tuple[GameInfo, Any]:
