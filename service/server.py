@@ -18,8 +18,8 @@ from types import FrameType
 from typing import Any, cast
 from urllib.parse import unquote_plus
 
+import click
 import uvicorn
-from uvicorn._ansi import style as ansi_style
 from uvicorn.logging import AccessFormatter
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
@@ -204,7 +204,7 @@ def _plain_lines(access: logging.Logger, handlers: Sequence[logging.Handler]) ->
             status = statuses[code] = formatter.get_status_code(code)
         request_line = f"{method} {path} HTTP/{version}"
         if formatter.use_colors:
-            request_line = ansi_style(request_line, bold=True)
+            request_line = click.style(request_line, bold=True)  # the same bytes as uvicorn's own styling
         return f'{prefix} {client} - "{request_line}" {status}'
 
     return plain
