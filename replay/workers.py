@@ -50,6 +50,7 @@ def worker_pool(
             yield pool
         except BaseException:
             held.close()  # the workers see their lifeline close and exit, mid-task
+            _unblock_results(pool)
             # Waiting for them takes milliseconds, and lets one still starting up read its arguments while this
             # process (which owns their queues' semaphores) lives: else it dies on a traceback.
             pool.shutdown(wait=True, cancel_futures=True)
@@ -92,6 +93,20 @@ def in_order(pool: Executor, work: Callable[[Item], Result], items: Iterable[Ite
             future.cancel()
     if failure is not None:
         raise failure
+
+
+def _unblock_results(pool: ProcessPoolExecutor) -> None:
+    """Let the pool's manager see the end of its results pipe once the workers are gone.
+
+    A worker that exits mid-way through sending a result leaves half a message in the pipe, and the manager thread
+    waits for the rest for as long as any write end is open. This process holds one too (the pool keeps it to start
+    workers), so it is closed here, when no worker will be started again: the manager then reads the end of the
+    pipe, takes the pool as broken and ends, and `shutdown` returns instead of waiting forever.
+    """
+    results = getattr(pool, "_result_queue", None)
+    writer = getattr(results, "_writer", None)
+    if writer is not None:
+        writer.close()
 
 
 @contextmanager

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+import struct
 import subprocess
 import sys
 import time
@@ -192,6 +193,25 @@ def test_leaving_the_pool_on_an_error_ends_busy_workers_at_once() -> None:
         raise RuntimeError("a chunk was bad")
     assert time.monotonic() - left < 3  # not the minute the tasks would take
     assert _wait_for(lambda: not workers & _workers_of(os.getpid()), 3)
+
+
+def _send_half_a_result_then_sleep(written: Path) -> None:
+    """Send the first half of a result, as a worker ended mid-way through sending one leaves it, then sleep."""
+    results = sys._getframe(1).f_locals["result_queue"]  # the pool's worker loop called this task
+    os.write(results._writer.fileno(), struct.pack("!i", 1 << 20) + bytes(1000))  # a 1 MiB message: 1,000 bytes
+    written.touch()
+    time.sleep(60)
+
+
+def test_leaving_the_pool_while_a_worker_sends_a_result_ends_at_once(tmp_path: Path) -> None:
+    """Ctrl-C came as a worker sent its chunk's columns: the pool's manager must not wait for the rest forever."""
+    written = tmp_path / "written"
+    with pytest.raises(KeyboardInterrupt), worker_pool(2) as pool:
+        pool.submit(_send_half_a_result_then_sleep, written)
+        assert _wait_for(written.exists, 30)
+        left = time.monotonic()
+        raise KeyboardInterrupt
+    assert time.monotonic() - left < 3
 
 
 _SET_UP = False
