@@ -126,7 +126,12 @@ class Connection:
         # DuckDB finds `arrow_batch` among this frame's variables (a replacement scan): about 40% cheaper per
         # statement than registering a view and dropping it, and a group append's cost is its statements.
         arrow_batch = rows  # noqa: F841
-        self.con.execute(sql or queries.insert_batch(table))
+        try:
+            self.con.execute(sql or queries.insert_batch(table))
+        except duckdb.Error as error:
+            if _scan_interrupted(error):
+                raise KeyboardInterrupt from None
+            raise
 
     # --- Transactions --------------------------------------------------------------------------------------------
 
@@ -202,6 +207,15 @@ def _is_empty_file(path: str) -> bool:
     except OSError:
         return False
     return stat.S_ISREG(found.st_mode) and found.st_size == 0
+
+
+def _scan_interrupted(error: duckdb.Error) -> bool:
+    """Whether Ctrl-C came as DuckDB read `arrow_batch` from Python: it then reports the scan failing (the
+    interruption named in its message) or, having lost the interruption, the variable as missing."""
+    message = str(error)
+    return "KeyboardInterrupt" in message or (
+        isinstance(error, duckdb.CatalogException) and "arrow_batch does not exist" in message
+    )
 
 
 def _lost_race(error: duckdb.Error) -> bool:
