@@ -16,6 +16,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from loom.engine.registry import BadBudget, UnknownBot, UnknownGame
 from loom.events.base import MAX_DEPTH as LINE_DEPTH
 from loom.events.base import IllegalAction, LoomError, MalformedEvent
+from loom.replay.branches import BadSeed
 from loom.replay.replay import OutOfRange
 from loom.replay.store import StoreError, UnknownGameId
 from loom.service.access import Forbidden, SeatNotFound, Unauthorized
@@ -44,6 +45,7 @@ STATUS: tuple[tuple[type[LoomError], int], ...] = (
     (UnknownGame, 422),
     (UnknownBot, 422),
     (BadBudget, 422),
+    (BadSeed, 422),
     (IllegalAction, 422),
     (MalformedEvent, 422),
     (StoreError, 503),

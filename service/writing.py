@@ -13,8 +13,8 @@ from typing import Any
 
 from loom.engine.protocol import CHANCE_TO_MOVE, Game
 from loom.engine.registry import get_bot, get_game
-from loom.events.base import IllegalAction, LoomError
-from loom.replay.branches import Line, WhatIf, branch, plan_whatif, record_whatif
+from loom.events.base import IllegalAction
+from loom.replay.branches import BadSeed, Line, WhatIf, branch, plan_whatif, record_whatif
 from loom.replay.live import (
     Played,
     add_game,
@@ -197,8 +197,9 @@ def _forked(service: Service, caller: Caller, game_id: int, body: BranchBody, li
             f"branching game {game_id} needs a seat's token of it (a what-if), its table token or the admin token",
         )
     if body.seed is not None:
-        raise LoomError(
-            "a seed is for a seat's what-if (a seat's token): the table's branch plays on with the game's recorded deal"
+        raise BadSeed(
+            "body.seed: a seed is for a seat's what-if (a seat's token): the table's branch plays on with the game's "
+            "recorded deal"
         )
     if body.bot is not None:
         get_bot(get_game(info.game), body.bot)
