@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 import orjson
 import typer
+from rich.console import Group
 from rich.markup import escape
 from rich.text import Text
 from rich.tree import Tree
@@ -298,19 +299,31 @@ def play_command(
         out.print(f"game {game_id} is at event {last}: {escape(info.status)}")
 
 
-def _label(node: Node) -> str:
+def _fitted(*parts: str | tuple[str, str]) -> Text:
+    """One line of the tree, as text (never markup): cut with an ellipsis where a deep branch leaves it too little
+    room, never wrapped into the tree's guides."""
+    line = Text.assemble(*parts, no_wrap=True, overflow="ellipsis")
+    return line
+
+
+def _label(node: Node, title: str = "") -> Text:
     info = node.info
-    fork = f"fork at turn {node.fork_turn} after event {info.fork_seq} · " if node.fork_turn is not None else ""
+    fork = f" fork at turn {node.fork_turn} after event {info.fork_seq} ·" if node.fork_turn is not None else ""
     won = ", ".join(str(s) for s in node.winners)
-    outcome = f"won by seat {won}" if won else escape(info.status)
-    return f"[bold]#{info.id}[/] {fork}{info.turns} turns · {outcome}"
+    outcome = f"won by seat {won}" if won else info.status
+    return _fitted(title, (f"#{info.id}", "bold"), f"{fork} {info.turns} turns · {outcome}")
 
 
-def _whatif_label(whatif: WhatIf) -> str:
-    played = f" · {escape(whatif.bot)}" if whatif.bot else ""
-    fork = f"fork at turn {whatif.fork_turn} after event {whatif.fork_seq}"
-    dealt = f"sampled deal, seed {whatif.seed}"
-    return f"[italic]what-if {whatif.number}[/] · seat {whatif.seat} · {fork}{played} · {dealt}"
+def _whatif_label(whatif: WhatIf) -> Group:
+    """Two short lines, so that a what-if reads whole at 80 columns: where it forks, then how it was played."""
+    played = f"{whatif.bot} · " if whatif.bot else ""
+    return Group(
+        _fitted(
+            (f"what-if {whatif.number}", "italic"),
+            f" · seat {whatif.seat} · fork at turn {whatif.fork_turn} after event {whatif.fork_seq}",
+        ),
+        _fitted(f"{played}sampled deal, seed {whatif.seed}"),
+    )
 
 
 @app.command("tree")
@@ -324,7 +337,7 @@ def tree_command(
     if as_json:
         print_json(root.to_json())
         return
-    shown = Tree(f"{escape(get_game(root.info.game).title)} · {_label(root)}")
+    shown = Tree(_label(root, f"{get_game(root.info.game).title} · "))
 
     def grow(parent: Tree, node: Node) -> None:
         for child in node.children:

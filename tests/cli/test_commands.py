@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -100,6 +101,24 @@ def test_tree_lists_a_seats_what_if_without_its_moves(db: Path) -> None:
         record_whatif(store, whatif)
     assert "what-if 1 · seat 1 · fork at turn 6 after event" in ok("tree", "1", "--db", db)
     assert json.loads(ok("tree", "1", "--db", db, "--json"))["whatifs"][0]["seat"] == 1
+
+
+def test_tree_reads_whole_at_80_columns_three_branches_deep(db: Path) -> None:
+    for parent, new, turn in ((1, 5, 6), (5, 6, 10), (6, 7, 14)):
+        assert json.loads(ok("branch", str(parent), "--turn", str(turn), "--bot", "greedy", "--db", db, "--json")) == {
+            "ids": [new]
+        }
+    ok("branch", "7", "--turn", "18", "--as", "1", "--bot", "greedy", "--seed", str(2**63 - 1), "--db", db)
+    env = {**os.environ, "COLUMNS": "80"}
+    done = subprocess.run(
+        [sys.executable, "-m", "loom.cli.main", "tree", "1", "--db", str(db)], capture_output=True, text=True, env=env
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 80 and "…" not in done.stdout  # nothing wrapped, nothing cut
+    assert [line.count("#") for line in lines[:4]] == [1, 1, 1, 1]  # a game a line
+    assert lines[-2].rstrip().endswith("what-if 1 · seat 1 · fork at turn 18 after event " + lines[-2].split()[-1])
+    assert lines[-1].rstrip().endswith(f"greedy · sampled deal, seed {2**63 - 1}")
 
 
 def test_play_continues_an_open_branch(db: Path) -> None:
