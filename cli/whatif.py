@@ -138,6 +138,7 @@ def _whatif_json(result: WhatIf) -> dict[str, Any]:
         "id": result.game_id,
         "game": result.game,
         "turn": result.turn,
+        "compared_turn": result.compared,
         "seat": result.seat,
         "players": list(result.players),
         "bot": result.before.bot,
@@ -152,8 +153,9 @@ def _print_whatif(result: WhatIf) -> None:
         "", "decisions", *(f"{s} {escape(name)}" for s, name in enumerate(result.players)), title_justify="left"
     )
     table.title = (
-        f"Game {result.game_id}, turn {result.turn}: seat {result.seat} decides "
-        f"(chances to win by {result.before.rollouts} {escape(result.before.bot)} rollouts, 95% margin)"
+        f"Game {result.game_id}, turn {result.turn}: seat {result.seat} decides (chances to win at the start of "
+        f"turn {result.compared} on each line, by {result.before.rollouts} {escape(result.before.bot)} rollouts, "
+        "95% margin)"
     )
     rows = (
         ("before", "", result.before),

@@ -1,7 +1,8 @@
 """What-if analysis: who was likely to win, and which decisions changed it (`logs whatif`, `logs analyse`).
 
-`whatif` compares the recorded decisions at the start of a turn with an alternative, each position's win chances
-estimated by rollouts on the same random numbers, and stores the alternative as a branch. `analyse` estimates every
+`whatif` compares the recorded decisions at the start of a turn with an alternative, each line's win chances
+estimated at the start of the next turn (positions of one kind, as the curve's: never in the middle of a turn) by
+rollouts on the same random numbers, and stores the alternative as a branch. `analyse` estimates every
 seat's chance at the start of every turn (the curve), finds the turns in which the seat to move saw its chance move
 most (key moments), asks the search bot for the best other action at each one's first real choice, and stores both
 as projections.
@@ -21,9 +22,9 @@ from loom.engine.protocol import CHANCE_TO_MOVE, Game
 from loom.engine.registry import get_bot, get_game
 from loom.engine.search import IsmctsBot
 from loom.events.base import Event, LoomError, Payload
-from loom.replay.branches import branch
+from loom.replay.branches import advance, branch
 from loom.replay.chances import Chances, Mapper, win_chances_of
-from loom.replay.replay import position
+from loom.replay.replay import Position, position
 from loom.replay.store import KeyMoment, Store, WinChance
 
 # --- The actions behind recorded events ---------------------------------------------------------------------------
@@ -103,7 +104,8 @@ def turn_starts(game: Game, events: Sequence[Event]) -> tuple[list[TurnStart], A
 
 @dataclass(frozen=True, slots=True)
 class Line:
-    """One line of play from the start of the turn: its actions, the event it reaches, its chances, its branch."""
+    """One line of play from the start of the turn: its actions, the event at the start of the turn compared (or its
+    end), its chances there, its branch."""
 
     actions: tuple[dict[str, Any], ...]
     seq: int
@@ -123,6 +125,8 @@ class WhatIf:
     before: Chances
     recorded: Line
     alternative: Line
+    compared: int
+    """The turn at whose start (or the end, if a line ended first) both lines' chances are estimated."""
 
 
 def _recorded_line(
@@ -170,7 +174,8 @@ def whatif(
 ) -> WhatIf:
     """Compare the recorded decisions at the start of `turn` with `actions` (JSON; none: the turn's forced decisions,
     then the search bot's best other action at its first real choice), storing the alternative as a branch of the
-    game forked at the start of the turn; each line's win chances by `rollouts` rollouts."""
+    game forked at the start of the turn, played on by `bot` to the start of the next turn; each line's win chances
+    there (the start of the turn after the decisions on both lines) by `rollouts` rollouts."""
     with Store.open(store_path) as store:
         start = position(store, game_id, turn=turn)
         game, info = start.game, store.game(game_id)
@@ -185,10 +190,17 @@ def whatif(
             if choice is None or found is None:
                 raise LoomError(f"seat {seat} had no choice to make in turn {turn}; give the alternative with --play")
             actions = [*choice.forced, game.action_json(found)]
-        recorded, recorded_seq, recorded_actions = _recorded_line(game, start.state, start.seq, events, len(actions))
-        branch_id = branch(store, game_id, turn, actions, None)
-        alternative = position(store, branch_id)
-    positions = [(turn, start.state), (turn + 1, recorded), (turn + 1, alternative.state)]  # paired: same numbers
+        _, recorded_seq, recorded_actions = _recorded_line(game, start.state, start.seq, events, len(actions))
+        # Both lines are compared at the start of the turn after their decisions (a position, as the curve's are,
+        # never in the middle of a turn): the recorded turn as played, the alternative's played on by the bot.
+        decided = [e.turn for e in events if e.actor is not None and e.seq <= recorded_seq]
+        _, steps = advance(game, start.state, info.seed, start.seq, actions, None)
+        compared = max([turn, *decided[-1:], *(one.turn for one in steps if one.actor is not None)]) + 1
+        branch_id = branch(store, game_id, turn, actions, bot, until_turn=compared)
+        recorded = _turn_start(store, game_id, compared)
+        alternative = _turn_start(store, branch_id, compared)
+    # paired: the same random numbers for both lines
+    positions = [(turn, start.state), (compared, recorded.state), (compared, alternative.state)]
     before, after, other = win_chances_of(
         game, positions, rollouts=rollouts, bot=bot, seed=seed, workers=workers, mapper=mapper
     )
@@ -199,9 +211,15 @@ def whatif(
         turn,
         seat,
         before,
-        Line(tuple(recorded_actions), recorded_seq, after),
+        Line(tuple(recorded_actions), recorded.seq, after),
         Line(tuple(actions), alternative.seq, other, branch_id),
+        compared,
     )
+
+
+def _turn_start(store: Store, game_id: int, turn: int) -> Position:
+    """The game's position at the start of `turn`, or its end if it ended before."""
+    return position(store, game_id, turn=turn) if turn <= store.game_row(game_id).turns else position(store, game_id)
 
 
 # --- logs analyse -------------------------------------------------------------------------------------------------

@@ -50,9 +50,17 @@ from loom.replay.store import GameInfo, NewGame, Seat, Store
 
 
 def advance(
-    game: Game, state: Any, seed: int, after_seq: int, actions: Sequence[Any], bot: str | None
+    game: Game,
+    state: Any,
+    seed: int,
+    after_seq: int,
+    actions: Sequence[Any],
+    bot: str | None,
+    *,
+    until_turn: int | None = None,
 ) -> tuple[Any, list[Step]]:
-    """Play `actions` (JSON) from `state`, then, with a bot, the rest of the game; chance comes from the seed.
+    """Play `actions` (JSON) from `state`, then, with a bot, the rest of the game (or, with `until_turn`, only until
+    a seat would decide in that turn: its start); chance comes from the seed.
 
     The facts of the new events are left to the projector (replay/projector.py), as for every append."""
     rng = chance_rng(seed, after_seq)
@@ -68,8 +76,19 @@ def advance(
         seats = range(len(game.scores(state)))
         agents = {seat: get_bot(game, bot) for seat in seats}
         bot_rngs = {seat: Random(f"loom/bot/{seed}/{after_seq}/{seat}") for seat in seats}
-        state, more = play_out(game, state, agents, rng, bot_rngs)
-        steps += more
+        if until_turn is None:
+            state, more = play_out(game, state, agents, rng, bot_rngs)
+            steps += more
+        else:
+            # Each seat's bot decides from its own view until the next decision would be the turn's (act lets
+            # chance follow each move, as play_out does).
+            while (seat := game.to_move(state)) not in (None, CHANCE_TO_MOVE) and game.next_turn(
+                state, False
+            ) < until_turn:
+                view = game.view(state, seat)
+                chosen = agents[seat].choose(view, game.legal_actions(view), bot_rngs[seat])
+                state, more = act(game, state, chosen, rng)
+                steps += more
     return state, steps
 
 
@@ -113,19 +132,28 @@ def fork_at(store: Store, game_id: int, *, turn: int | None = None, seq: int | N
 
 
 def branch(
-    store: Store, game_id: int, turn: int | None, actions: Sequence[Any], bot: str | None, *, seq: int | None = None
+    store: Store,
+    game_id: int,
+    turn: int | None,
+    actions: Sequence[Any],
+    bot: str | None,
+    *,
+    seq: int | None = None,
+    until_turn: int | None = None,
 ) -> int:
-    """A new game forked at the start of `turn` of game `game_id`, or just after its event `seq`; its id. Nothing is
+    """A new game forked at the start of `turn` of game `game_id`, or just after its event `seq`; its id. With
+    `until_turn`, the bot plays on only to the start of that turn, and the seats keep their players. Nothing is
     written if an action fails."""
     fork = fork_at(store, game_id, turn=turn, seq=seq)
     start = fork.at
     game, info = start.game, store.game(game_id)  # with its seats: the position's row has none
     if bot is not None:
         get_bot(game, bot)
-    state, steps = advance(game, start.state, info.seed, start.seq, actions, bot)
+    state, steps = advance(game, start.state, info.seed, start.seq, actions, bot, until_turn=until_turn)
+    played_by = None if until_turn is not None else bot  # the bot that plays the branch to its end names its seats
     new = NewGame(
         game=game.name,
-        seats=[Seat(seat.name, seat.bot if bot is None else bot) for seat in info.seats],  # the parent's players
+        seats=[Seat(seat.name, seat.bot if played_by is None else played_by) for seat in info.seats],  # its players
         source="branch",
         seed=info.seed,
         rules_version=game.rules_version,

@@ -34,8 +34,10 @@ def test_whatif_shows_the_recorded_decision_and_the_alternative_side_by_side(db:
     for line in ("before", "recorded", "alternative"):
         assert sum(result[line]["chances"]) == pytest.approx(1.0)
         assert len(result[line]["margins"]) == 3 and result[line]["rollouts"] in (0, 6)
+    assert result["compared_turn"] == 8  # both lines at the start of the next turn
     shown = ok("whatif", "1", "--turn", "7", "--play", '{"type": "draw"}', *FEW, "--db", db)
     assert "recorded" in shown and "alternative" in shown and "branch" in shown
+    assert "at the start of turn 8 on each line" in " ".join(shown.split())
 
 
 def test_whatif_without_an_alternative_asks_the_search_bot_for_another_move(db: Path) -> None:

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from loom.engine.play import act
+from loom.engine.protocol import CHANCE_TO_MOVE
 from loom.engine.registry import get_game
 from loom.replay.analysis import analyse, curve_rows, key_turns, moment_rows, turn_starts, whatif
 from loom.replay.chances import Chances
@@ -49,8 +50,23 @@ def test_whatif_stores_its_branch_with_the_game_as_parent_and_the_turn_s_start_a
         fork = position(store, 1, turn=6).seq
         own = store.load(info.id, after=fork)
     assert (info.parent_id, info.fork_seq, info.source) == (1, fork, "branch")
-    assert [event.payload.TYPE for event in own if event.actor is not None] == ["moorea.drew", "moorea.passed"]
+    played = [event.payload.TYPE for event in own if event.actor is not None]
+    assert played[:2] == ["moorea.drew", "moorea.passed"]  # then the rest of the turn, as the bot plays it
     assert len(result.recorded.actions) == 2 and result.recorded.actions[0] == {"type": "draw"}
+
+
+def test_whatif_compares_both_lines_at_the_start_of_the_next_turn_not_right_after_the_move(db: str) -> None:
+    result = whatif(db, 1, 6, [{"type": "draw"}, {"type": "pass"}], **FEW)
+    game = get_game("moorea")
+    assert result.compared == 7
+    with Store.open(db, read_only=True) as store:
+        assert result.recorded.seq == position(store, 1, turn=7).seq
+        line = store.load(result.alternative.branch)  # type: ignore[arg-type]
+        at = position(store, result.alternative.branch, seq=result.alternative.seq)  # type: ignore[arg-type]
+    # the branch is compared where turn 7 starts (turn 6 played to its end by the bot), not right after the pass
+    assert [e.turn for e in line if e.seq == result.alternative.seq] == [6]
+    assert all(e.turn >= 7 for e in line if e.seq > result.alternative.seq)
+    assert game.next_turn(at.state, game.to_move(at.state) == CHANCE_TO_MOVE) == 7
 
 
 def test_whatif_without_an_alternative_plays_the_forced_draw_then_the_search_bot_s_other_move(db: str) -> None:
