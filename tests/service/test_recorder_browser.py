@@ -57,9 +57,12 @@ READ = """async (before) => {
     where: buttons.map(b => { const r = b.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })};
 }"""
 """The page's data and options (and where each button is) once it has shown more than `before` answers."""
-WHERE = """i => { const b = document.querySelectorAll('button.option')[i]; if (!b) return null;
+WHERE = """([i, renders]) => { const b = document.querySelectorAll('button.option')[i];
+  if (!b || window.renders !== renders) return null;
   b.scrollIntoView({block: 'nearest'});
   const r = b.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; }"""
+"""Where option `i` is, scrolled into view as a finger would; None if the page has shown anything since it was read
+(`renders`): the options read are no longer those on the page."""
 
 
 def _data(page: Any) -> dict[str, Any]:
@@ -100,12 +103,14 @@ class Table:
                 self.at = (game_id, line["seq"])
         return self.state
 
-    def pick(self, data: dict[str, Any], shown: list[str]) -> int:
+    def pick(self, data: dict[str, Any], shown: list[str]) -> int | None:
         """The index of the option to tap: the mover's move as the greedy bot plays it, else a card the truth
-        offers too (the page lists every card it cannot rule out; a player drawing one sees the real card)."""
+        offers too (the page lists every card it cannot rule out; a player drawing one sees the real card). None
+        while the page is a moment behind the game: nothing is tapped on it (a tap there may land once the page has
+        changed in place, on an option nobody chose), the page is waited for."""
         state = self.follow(data["game"], data["seq"])
-        if self.at != (data["game"], data["seq"]):  # the page is a moment behind: its tap is refused, it reads again
-            return 0
+        if self.at != (data["game"], data["seq"]):
+            return None
         options = [json.loads(c) for c in shown]
         mover = self.rules.to_move(state)
         if all(set(o) == {"action"} for o in options) and mover not in (None, CHANCE_TO_MOVE):
@@ -145,13 +150,15 @@ def _tap_all(page: Any, table: Table) -> int:
     done, now = 0, page.evaluate(READ, -1)
     while now["options"]:
         index = table.pick(now["data"], now["options"])
-        x, y = now["where"][index]
-        if not 0 < y < PHONE["height"]:  # below the fold: scrolled to, as a finger would
-            where = page.evaluate(WHERE, index)
-            if where is None:  # the page changed in place meanwhile (the other phone's event): read it again
-                now = page.evaluate(READ, -1)
-                continue
-            x, y = where
+        if index is None:  # the game is ahead of the page: wait until the page shows its newest event
+            _at(page, now["data"]["game"], table.at[1])
+            now = page.evaluate(READ, -1)
+            continue
+        where = page.evaluate(WHERE, [index, now["renders"]])
+        if where is None:  # the page changed in place meanwhile (the other phone's event): read it again
+            now = page.evaluate(READ, -1)
+            continue
+        x, y = where
         page.touchscreen.tap(x, y)
         # the page once the tap's answer shows the next one (a refused tap: once it has read itself again)
         now = page.evaluate(READ, now["renders"])
