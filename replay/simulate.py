@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import gc
 import secrets
+import sys
 from collections.abc import Callable, Generator, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
-from contextlib import closing, contextmanager
+from contextlib import ExitStack, closing, contextmanager
 from dataclasses import dataclass
 from random import Random
 from typing import Any
@@ -21,9 +22,15 @@ from loom.replay.recorder import event_rows, status_of
 from loom.replay.snapshots import SnapshotTaker
 from loom.replay.store import NewGame, Seat, Store
 from loom.replay.workers import in_order, worker_pool
+from loom.replay.writing import adding
 
 BATCH = 250
-"""Games per transaction: large enough for Arrow to pay off, small enough to show progress."""
+"""Games per piece the writer thread stores (one statement per table), while the next piece is played."""
+
+TRANSACTION = 4 * BATCH
+"""Games per transaction, whole batches: enough that DuckDB writes a Motto simulation's events to the file as they
+are, compressed, rather than copying them into its log at commit and again at the checkpoint
+(bench/profiles/simulate.md); few enough to keep little when a simulation is stopped."""
 
 
 def lineup(game: Game, players: int, bots: Sequence[str]) -> list[str]:
@@ -149,17 +156,19 @@ def simulate(
     facts: bool = False,
 ) -> list[int]:
     """Play and record `games` games in batches, on `workers` processes; the new ids. `progress` is told of every
-    game played (of every few, by a pool), stored with its batch of BATCH games.
+    game played (of every few, by a pool), stored with its batch of BATCH games and committed with its transaction
+    of TRANSACTION games (whole transactions only, if the simulation is stopped).
 
     Each batch is stored by a thread of its own while the next one is played (`_Writer`): DuckDB's insert and commit
-    run without the GIL, so on a second core they cost the recording no time (bench/profiles/simulate.md).
+    run without the GIL, so on a second core they cost the recording little time (bench/profiles/simulate.md).
 
     The facts are left to the projector (the next `logs dashboard` catches up), off the recording's hot path: taken
     as the games are played they cost a fifth of the play itself (a score per seat every turn), which alone would
     put recording over its budget of +25% over play (bench/simulate.py, bench/profiles/projector.md). With `facts`,
     the workers take them as they play and they are stored with their games, projected to their last event: less
     work in all (the projector lists every position's legal actions again), but on the hot path."""
-    batch: list[NewGame] = []
+    waiting: list[NewGame] = []  # played, not yet handed to the writer
+    in_transaction = 0  # games of the open transaction handed to the writer
     piece = 1 if workers <= 1 else min(PIECE, BATCH)
     # closing: an interrupt while a batch is stored ends the workers now, not whenever the generator is collected
     with (
@@ -168,13 +177,14 @@ def simulate(
         closing(simulated(game, games, bots, seed, workers, facts=facts, piece=piece)) as pieces,
     ):
         for played in pieces:
-            batch += played
+            waiting += played
             progress(len(played))
-            if len(batch) >= BATCH:
-                writer.store(batch[:BATCH])
-                batch = batch[BATCH:]
-        if batch:
-            writer.store(batch)
+            while len(waiting) >= min(BATCH, TRANSACTION - in_transaction):
+                size = min(BATCH, TRANSACTION - in_transaction)
+                in_transaction = (in_transaction + size) % TRANSACTION
+                writer.store(waiting[:size], commit=in_transaction == 0)
+                waiting = waiting[size:]
+        writer.store(waiting, commit=True)
     return writer.ids
 
 
@@ -197,23 +207,48 @@ def _frozen_heap() -> Iterator[None]:
 
 
 class _Writer:
-    """Stores batches of new games on a thread of its own, one at a time and in order, while the caller plays on.
+    """Stores batches of new games on a thread of its own, one at a time and in order, while the caller plays on;
+    a transaction of several batches is committed with its last.
 
     At most one batch is in flight: the next waits for it, so memory stays at two batches and a failed store stops
     the simulation at its next batch with the store's own error. Leaving the block waits for the batch in flight
-    (after an error: committed or rolled back whole; after Ctrl-C: interrupted, rolled back whole), so no batch is
-    left half-written and nothing else touches the store meanwhile."""
+    and, unless the block ended well, rolls back the transaction it belongs to (after Ctrl-C or SIGTERM: the
+    statement in flight interrupted first), so no transaction is left half-written and nothing else touches the
+    store meanwhile."""
 
     def __init__(self, store: Store) -> None:
         self._store = store
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="loom-simulate-writer")
         self._pending: Future[list[int]] | None = None
+        self._open: ExitStack | None = None  # the open transaction (the writer thread's alone)
+        self._add: Callable[[Sequence[NewGame]], list[int]] = lambda new: []
         self.ids: list[int] = []
 
-    def store(self, batch: list[NewGame]) -> None:
-        """Store this batch once the one before it is stored (its error, if it failed)."""
+    def store(self, batch: list[NewGame], *, commit: bool) -> None:
+        """Store this batch once the one before it is stored (its error, if it failed); then commit, if told."""
         self._wait()
-        self._pending = self._pool.submit(self._store.add_games, batch)
+        if batch or commit:
+            self._pending = self._pool.submit(self._store_batch, batch, commit)
+
+    def _store_batch(self, batch: list[NewGame], commit: bool) -> list[int]:
+        try:
+            if self._open is None and batch:
+                with ExitStack() as transaction:
+                    self._add = transaction.enter_context(adding(self._store.db))
+                    self._open = transaction.pop_all()
+            ids = self._add(batch) if batch else []
+        except BaseException:
+            self._end(*sys.exc_info())
+            raise
+        if commit:
+            self._end(None, None, None)
+        return ids
+
+    def _end(self, *exc: Any) -> None:
+        """Commit the open transaction or, given an error, roll it back (the error it raises, if another)."""
+        transaction, self._open = self._open, None
+        if transaction is not None:
+            transaction.__exit__(*exc)
 
     def _wait(self) -> None:
         if self._pending is not None:
@@ -228,11 +263,14 @@ class _Writer:
             if kind is None:
                 self._wait()
             elif self._pending is not None:
-                # Ctrl-C (or SIGTERM) stops the batch in flight as it stops a statement of this thread: rolled back
-                # whole, at once. Any other error lets it end (committed or rolled back whole); that error is the news.
+                # Ctrl-C (or SIGTERM) stops the batch in flight as it stops a statement of this thread: its
+                # transaction rolled back whole, at once. Any other error lets it end; that error is the news.
                 while kind is not None and issubclass(kind, KeyboardInterrupt) and not self._pending.done():
                     self._store.db.con.interrupt()  # between two statements it is lost: asked again
                     wait([self._pending], timeout=0.05)
                 wait([self._pending])
+            if self._open is not None:  # a transaction left open by the caller's error: rolled back whole
+                rollback = RuntimeError("the simulation stopped")
+                self._pool.submit(self._end, RuntimeError, rollback, None).exception()
         finally:
             self._pool.shutdown(wait=True)

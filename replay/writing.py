@@ -7,7 +7,7 @@ the choices is free): they are stored with the game's projected position, in its
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -32,17 +32,40 @@ def add_games(db: Connection, new: Sequence[NewGame], *, first_id: int | None = 
     """Store new games with their events, snapshots and results in one transaction; their ids in order.
 
     The ids follow the store's last unless `first_id` says where they start (ids reserved elsewhere: a lake's)."""
+    with adding(db, first_id=first_id) as add:
+        return add(new)
+
+
+@contextmanager
+def adding(db: Connection, *, first_id: int | None = None) -> Iterator[Callable[[Sequence[NewGame]], list[int]]]:
+    """One transaction adding new games in pieces, whole or not at all: gives the function storing a piece (its
+    ids, in order, following the store's last game or `first_id`).
+
+    A piece is one statement per table, so a transaction of many pieces is stored as its games come (a simulation's
+    writer stores each piece while the next is played) and committed once: a DuckDB commit of many rows in a table
+    writes them to the file compressed, as they are, where a commit of fewer copies them into the log first."""
+    with db.written():
+        after = (first_id if first_id is not None else db.run(queries.NEXT_GAME_ID)[0][0]) - 1
+
+        def add(new: Sequence[NewGame]) -> list[int]:
+            nonlocal after
+            _check_new(new)
+            ids = list(range(after + 1, after + 1 + len(new)))
+            if ids:
+                _insert_games(db, ids, new)
+                after = ids[-1]
+            return ids
+
+        yield add
+
+
+def _check_new(new: Sequence[NewGame]) -> None:
     if not all(g.seats for g in new):
         raise ValueError("every game is stored with its seats")  # a bug, not the user's: a seatless game breaks all
     for g in new:  # the events have no key index to refuse a seq twice: the writer does (a bug, not the user's)
         start = (g.fork_seq or 0) + 1
         if g.events.seq != list(range(start, start + len(g.events))):
             raise ValueError(f"a new game's events must be numbered from {start} without gaps")
-    with db.written():
-        first = first_id if first_id is not None else db.run(queries.NEXT_GAME_ID)[0][0]
-        ids = list(range(first, first + len(new)))
-        _insert_games(db, ids, new)
-    return ids
 
 
 # --- An import: a file's games in one transaction, batch by batch ---------------------------------------------------
