@@ -49,6 +49,9 @@ def worker_pool(
         try:
             yield pool
         except BaseException:
+            # The work not yet begun is dropped by the pool's manager first: a future cancelled here instead fails
+            # Python 3.11's manager when the pool breaks as its workers exit (fixed in 3.12), with a traceback.
+            pool.shutdown(wait=False, cancel_futures=True)
             held.close()  # the workers see their lifeline close and exit, mid-task
             _unblock_results(pool)
             # Waiting for them takes milliseconds, and lets one still starting up read its arguments while this
@@ -67,30 +70,27 @@ def in_order(pool: Executor, work: Callable[[Item], Result], items: Iterable[Ite
 
     Unlike `pool.map`, which takes every item at once, this takes the next item only when a result is taken, so a
     large file is read as fast as it is stored, and never queued whole. As with `map`, an error taking an item (a bad
-    line of the file) comes after the results of the items before it.
+    line of the file) comes after the results of the items before it. Left early, it leaves the items it handed over
+    to the pool's owner (`worker_pool` drops them as it ends on the error that left).
     """
     source = iter(items)
     pending: deque[Future[Result]] = deque()
     failure: Exception | None = None
     exhausted = False
-    try:
-        while True:
-            while not exhausted and len(pending) < max(window, 1):
-                try:
-                    item = next(source)
-                except StopIteration:
-                    exhausted = True
-                    break
-                except Exception as error:  # noqa: BLE001  # raised in its turn, once the items before it are done
-                    failure, exhausted = error, True
-                    break
-                pending.append(pool.submit(work, item))
-            if not pending:
+    while True:
+        while not exhausted and len(pending) < max(window, 1):
+            try:
+                item = next(source)
+            except StopIteration:
+                exhausted = True
                 break
-            yield pending.popleft().result()
-    finally:
-        for future in pending:  # left early (an error, Ctrl-C): the work not yet begun is dropped
-            future.cancel()
+            except Exception as error:  # noqa: BLE001  # raised in its turn, once the items before it are done
+                failure, exhausted = error, True
+                break
+            pending.append(pool.submit(work, item))
+        if not pending:
+            break
+        yield pending.popleft().result()
     if failure is not None:
         raise failure
 

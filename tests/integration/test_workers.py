@@ -8,8 +8,10 @@ import signal
 import struct
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 import pytest
@@ -18,7 +20,7 @@ from loom.engine.registry import get_game
 from loom.replay.logfile import CHUNK_LINES, export_lines
 from loom.replay.simulate import BATCH, simulate
 from loom.replay.store import MEMORY, Store
-from loom.replay.workers import worker_pool
+from loom.replay.workers import in_order, worker_pool
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKERS_UP = 5  # the command, its resource tracker, its forkserver and two workers
@@ -230,3 +232,20 @@ def test_a_pool_s_setup_runs_first_in_each_worker() -> None:
     with worker_pool(2, setup=_set_up) as pool:
         assert all(pool.map(_was_set_up, range(4)))
     assert not _SET_UP  # in the workers only
+
+
+def test_a_pool_broken_after_in_order_was_left_early_ends_without_a_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The work `in_order` leaves waiting is dropped by the pool's owner, not cancelled one by one: Python 3.11's pool
+    manager fails on a cancelled future when the pool breaks (as when Ctrl-C ends the workers before the pool has
+    dropped it), and a traceback followed the command's "interrupted" line."""
+    failures: list[BaseException | None] = []
+    monkeypatch.setattr(threading, "excepthook", lambda hook: failures.append(hook.exc_value))
+    before = _workers_of(os.getpid())
+    with worker_pool(2) as pool:
+        for _ in in_order(pool, _sleep_then_say, [0.01] + [60] * 8, window=8):
+            break
+        probe = pool.submit(_sleep_then_say, 60)
+        for worker in _workers_of(os.getpid()) - before:
+            os.kill(worker, signal.SIGKILL)
+        assert isinstance(probe.exception(timeout=10), BrokenProcessPool)
+    assert failures == []
