@@ -29,7 +29,7 @@ from loom.engine.registry import get_game
 from loom.events.base import LoomError
 from loom.events.parsing import parse_event
 from loom.replay.store import Store
-from loom.service.recorder.taps import choices
+from loom.service.recorder.taps import StaleChoice, choices
 from loom.service.server import free_port, running
 from loom.service.settings import Settings
 from tests.browser import CHROMIUM, FLAGS, need_browser
@@ -121,7 +121,13 @@ class Table:
             return 0
         so_far = {k: v for k, v in options[0].items() if k == "action"}
         so_far["picks"] = options[0].get("picks", [])[:-1]
-        true = choices(self.rules, state, PLAYERS, so_far, table=True, viewer="all")
+        try:
+            true = choices(self.rules, state, PLAYERS, so_far, table=True, viewer="all")
+        except StaleChoice:
+            # An earlier tap of this draw chose a card the page could not rule out but that is elsewhere (the page
+            # offers it, as at a real table): any option finishes the draw, which the service then refuses naming
+            # no card, and the page starts it again.
+            return 0
         if true.lines is not None:  # the truth has decided: the options that make its events
             fine = [i for i, c in enumerate(options) if self._makes(c, true.lines)]
         else:
