@@ -79,6 +79,16 @@ class Connection:
         """Let DuckDB use this many threads."""
         self.con.execute(f"SET threads = {int(threads)}")
 
+    @contextmanager
+    def threads(self, threads: int) -> Iterator[None]:
+        """DuckDB on this many threads within the block (a setting of the whole database), then as before."""
+        before = self.con.execute("SELECT current_setting('threads')").fetchall()[0][0]
+        self.set_threads(threads)
+        try:
+            yield
+        finally:
+            self.set_threads(before)
+
     def close(self) -> None:
         """Close the connection; the file is unlocked (once every cursor is closed too)."""
         self.con.close()

@@ -27,10 +27,12 @@ from loom.replay.writing import adding
 BATCH = 250
 """Games per piece the writer thread stores (one statement per table), while the next piece is played."""
 
-TRANSACTION = 4 * BATCH
+TRANSACTION = 16 * BATCH
 """Games per transaction, whole batches: enough that DuckDB writes a Motto simulation's events to the file as they
-are, compressed, rather than copying them into its log at commit and again at the checkpoint
-(bench/profiles/simulate.md); few enough to keep little when a simulation is stopped."""
+are, compressed, rather than copying them into its log at commit and again at the checkpoint (each transaction ends
+in a part-filled row group, which the next one's first rows go through the log to fill: fewer transactions, fewer
+such rows; bench/profiles/simulate.md); few enough to keep all but some seconds of play when a simulation is
+stopped."""
 
 
 def lineup(game: Game, players: int, bots: Sequence[str]) -> list[str]:
@@ -173,6 +175,7 @@ def simulate(
     # closing: an interrupt while a batch is stored ends the workers now, not whenever the generator is collected
     with (
         _frozen_heap(),
+        store.db.threads(1),  # the writer's DuckDB on one core, leaving the other to the play
         _Writer(store) as writer,
         closing(simulated(game, games, bots, seed, workers, facts=facts, piece=piece)) as pieces,
     ):

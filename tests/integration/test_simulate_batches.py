@@ -63,3 +63,10 @@ def test_a_simulation_stopped_by_an_error_keeps_whole_transactions_only(
         assert store.count("games") == 8
         assert store.count("events") == sum(len(store.load(game_id)) for game_id in range(1, 9))
         assert simulate(store, get_game("motto"), 1, BOTS, seed=3) == [9]  # the store goes on where it was
+
+
+def test_the_writer_s_one_duckdb_thread_is_the_simulation_s_alone(tmp_path: Path) -> None:
+    """DuckDB's threads are a setting of the whole database: after a simulation, its readers have them all again."""
+    with Store.open(tmp_path / "loom.duckdb", threads=2) as store:
+        simulate(store, get_game("motto"), 2, BOTS, seed=1)
+        assert store.con.execute("SELECT current_setting('threads')").fetchall() == [(2,)]
