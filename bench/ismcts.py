@@ -224,9 +224,8 @@ def main() -> None:
         states = positions(name, count)
         budget = game.search.budget
         floor, length = random_playouts(name, states, 1.0 if args.quick else args.seconds)
-        ismcts_s = search_rate(
-            IsmctsBot(game, budget, dataclasses.replace(game.search, **CHANGES)), name, states, budget
-        )
+        tuning = dataclasses.replace(game.search, **CHANGES)  # what the games below use, `--set` included
+        ismcts_s = search_rate(IsmctsBot(game, budget, tuning), name, states, budget)
         flat_budget = OLD.get(name, game.search).budget
         flat_s = search_rate(HalvingSearchBot(game, flat_budget), name, states, flat_budget)
         rate = budget / ismcts_s
@@ -237,8 +236,8 @@ def main() -> None:
         report.add("bare random playouts", round(floor, 1), "/s", f"floor: whole games, {length:.0f} decisions each",
                    key=f"{key}_random_per_s")  # fmt: skip
         report.add("ISMCTS playouts (iterations)", round(rate, 1), "/s",
-                   f"floor / this = {floor / rate:.2f} (target at most 3); {game.search.horizon} decisions "
-                   f"of the {game.search.policy} policy at most", key=f"{key}_ismcts_per_s")  # fmt: skip
+                   f"floor / this = {floor / rate:.2f} (target at most 3); {tuning.horizon} decisions "
+                   f"of the {tuning.policy} policy at most", key=f"{key}_ismcts_per_s")  # fmt: skip
         report.add("ISMCTS time per move", round(1000 * ismcts_s, 1), "ms", f"{budget} iterations",
                    key=f"{key}_ismcts_ms")  # fmt: skip
         report.add("old search time per move", round(1000 * flat_s, 1), "ms", f"{flat_budget} playouts",

@@ -32,6 +32,6 @@ GAME: Game[MottoState, Action] = Game(
     describe=render.describe,
     parse_action=actions.parse_action,
     action_json=actions.action_json,
-    search=Tuning(budget=50, horizon=60, spread=3.0),
+    search=Tuning(budget=50, horizon=30, spread=3.0),
     report=("points-by-source", "token-race"),
 )
