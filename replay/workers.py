@@ -50,7 +50,7 @@ def worker_pool(
             yield pool
         except BaseException:
             # The work not yet begun is dropped by the pool's manager first: a future cancelled here instead fails
-            # Python 3.11's manager when the pool breaks as its workers exit (fixed in 3.12), with a traceback.
+            # Python 3.11's manager when the pool breaks as its workers exit (later versions skip it), with a traceback.
             pool.shutdown(wait=False, cancel_futures=True)
             held.close()  # the workers see their lifeline close and exit, mid-task
             _unblock_results(pool)
