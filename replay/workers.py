@@ -49,13 +49,12 @@ def worker_pool(
         try:
             yield pool
         except BaseException:
-            # The work not yet begun is dropped by the pool's manager first: a future cancelled here instead fails
-            # Python 3.11's manager when the pool breaks as its workers exit (later versions skip it), with a traceback.
-            pool.shutdown(wait=False, cancel_futures=True)
             held.close()  # the workers see their lifeline close and exit, mid-task
             _unblock_results(pool)
             # Waiting for them takes milliseconds, and lets one still starting up read its arguments while this
-            # process (which owns their queues' semaphores) lives: else it dies on a traceback.
+            # process (which owns their queues' semaphores) lives: else it dies on a traceback. The work not yet
+            # begun is dropped by the pool's manager (cancel_futures), never here future by future: a future
+            # cancelled outside fails Python 3.11's manager if the pool breaks first, with a traceback.
             pool.shutdown(wait=True, cancel_futures=True)
             raise
         else:
