@@ -122,9 +122,8 @@ def main() -> None:
         store_batch = simulate_module._Writer._store_batch  # what the writer thread does with a batch
 
         def timed_store_batch(writer: Any, batch: Any, commit: bool) -> list[int]:
-            stored_rows["events"] += sum(len(g.events) for g in batch)
-            stored_rows["snapshots"] += sum(len(g.snapshots) for g in batch)
-            stored_rows["results"] += sum(len(g.results) for g in batch)
+            for table in stored_rows:
+                stored_rows[table] += batch.tables[table].num_rows
             with t_insert:
                 return store_batch(writer, batch, commit)
 

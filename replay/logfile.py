@@ -11,7 +11,7 @@ import itertools
 import json
 import os
 import stat
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from random import SystemRandom
 from typing import IO, Any
@@ -34,12 +34,10 @@ from loom.events.base import (
 from loom.events.fields import shown
 from loom.events.parsing import Envelope, Readers, parse_event
 from loom.replay import writing
-from loom.replay.columns import Batch, arrow_table, pyarrow_without_pandas
+from loom.replay.columns import Batch, pyarrow_without_pandas
 from loom.replay.fingerprint import Duplicates, Unchecked
-from loom.replay.projection_tables import by_column, results_of
 from loom.replay.projections import result_rows
 from loom.replay.recorder import event_rows, status_of
-from loom.replay.records import StoredResult
 from loom.replay.snapshots import SNAPSHOT_EVERY, SnapshotTaker
 from loom.replay.store import NewGame, Seat, Store
 from loom.replay.workers import in_order, worker_pool
@@ -456,43 +454,10 @@ def check_chunk(chunk: tuple[int, str] | Span) -> Batch:
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return batch_of(_games(lines, first))
+        return writing.batch_of(_games(lines, first))
     finally:
         if collecting:
             gc.enable()
-
-
-def batch_of(games: Sequence[NewGame]) -> Batch:
-    """New games as Arrow tables of rows (events, seats, snapshots, results), their ids numbered from 0."""
-    local = range(len(games))
-    events: dict[str, list[Any]] = {"game_id": [], **{name: [] for name in writing.EVENT_FIELDS}}
-    snapshots: dict[str, list[Any]] = {name: [] for name in ("game_id", "seq", "turn", "rules_version", "state")}
-    seats: dict[str, list[Any]] = {name: [] for name in ("game_id", "seat", "name", "bot")}
-    for i, g in zip(local, games):
-        events["game_id"] += [i] * len(g.events)
-        for name in writing.EVENT_FIELDS:
-            events[name] += getattr(g.events, name)
-        snapshots["game_id"] += [i] * len(g.snapshots)
-        snapshots["rules_version"] += [g.rules_version] * len(g.snapshots)
-        for snapshot in g.snapshots:
-            snapshots["seq"].append(snapshot.seq)
-            snapshots["turn"].append(snapshot.turn)
-            snapshots["state"].append(snapshot.state)
-        for seat, who in enumerate(g.seats):
-            seats["game_id"].append(i)
-            seats["seat"].append(seat)
-            seats["name"].append(who.name)
-            seats["bot"].append(who.bot)
-    row = writing.game_columns(local, games)
-    results = by_column(StoredResult._fields, results_of(local, [g.results for g in games]))
-    tables: dict[str, dict[str, list[Any]]] = {
-        "games": row,
-        "seats": seats,
-        "events": events,
-        "snapshots": snapshots,
-        "results": results,
-    }
-    return Batch(len(games), {name: arrow_table(name, columns) for name, columns in tables.items()})
 
 
 def _arrow_without_pandas() -> None:

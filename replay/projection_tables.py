@@ -33,8 +33,15 @@ def results_of(game_ids: Sequence[int], results: Sequence[Sequence[ResultInfo]])
 
 def insert_facts(db: Connection, game_ids: Sequence[int], facts: Sequence[Facts]) -> None:
     """Add the turn and game facts of these games."""
+    for table, columns in fact_columns(game_ids, facts).items():
+        db.insert(table, arrow_table(table, columns))
+
+
+def fact_columns(game_ids: Sequence[int], facts: Sequence[Facts]) -> dict[str, dict[str, list[Any]]]:
+    """The rows of the turn and game facts of these games, column by column, per table."""
     # Straight to columns: a simulation's batch has as many turn facts as events, and a tuple per row with its game
     # id, transposed afterwards, cost more than the insert itself.
+    tables = {}
     for table, fields, rows_of in (
         ("turn_facts", TURN_FACT_FIELDS, lambda f: f.turns),
         ("game_facts", GAME_FACT_FIELDS, lambda f: f.notable),
@@ -45,15 +52,15 @@ def insert_facts(db: Connection, game_ids: Sequence[int], facts: Sequence[Facts]
             own = rows_of(found)
             ids += repeat(game_id, len(own))
             rows += own
-        columns = {"game_id": ids} | by_column(fields, rows)
-        db.insert(table, arrow_table(table, columns))
+        tables[table] = {"game_id": ids} | by_column(fields, rows)
+    return tables
 
 
-def move_positions(db: Connection, game_ids: Sequence[int], seqs: Sequence[int], *, new: bool = False) -> None:
-    """Record that these games' facts now cover their events up to these seqs: the projector's pass, or `new`
-    games stored with their facts (plain inserts, which an import's staging takes)."""
+def move_positions(db: Connection, game_ids: Sequence[int], seqs: Sequence[int]) -> None:
+    """Record that these games' facts now cover their events up to these seqs (the projector's pass; new games
+    stored with their facts have their positions in their batch, `writing.batch_of`)."""
     batch = arrow_table("projected", {"game_id": list(game_ids), "seq": list(seqs)})
-    db.insert("projected", batch, None if new else queries.MOVE_POSITIONS)
+    db.insert("projected", batch, queries.MOVE_POSITIONS)
 
 
 def replace_results_of(db: Connection, game_ids: Sequence[int], rows: Sequence[StoredResult]) -> None:

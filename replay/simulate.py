@@ -16,13 +16,14 @@ from loom.engine.play import Step, chance_rng, first_player, play_out, seated, s
 from loom.engine.protocol import Game
 from loom.engine.registry import get_bot, get_game
 from loom.events.base import LoomError, started
+from loom.replay.columns import Batch
 from loom.replay.facts import FactTaker
 from loom.replay.projections import result_rows
 from loom.replay.recorder import event_rows, status_of
 from loom.replay.snapshots import SnapshotTaker
 from loom.replay.store import NewGame, Seat, Store
 from loom.replay.workers import in_order, worker_pool
-from loom.replay.writing import adding
+from loom.replay.writing import adding, batch_of
 
 BATCH = 250
 """Games per piece the writer thread stores (one statement per table), while the next piece is played."""
@@ -161,8 +162,11 @@ def simulate(
     game played (of every few, by a pool), stored with its batch of BATCH games and committed with its transaction
     of TRANSACTION games (whole transactions only, if the simulation is stopped).
 
-    Each batch is stored by a thread of its own while the next one is played (`_Writer`): DuckDB's insert and commit
-    run without the GIL, so on a second core they cost the recording little time (bench/profiles/simulate.md).
+    Each batch is turned into Arrow columns here (`batch_of`) and stored by a thread of its own while the next one
+    is played (`_Writer`): the thread only runs DuckDB's inserts and commits, which release the GIL, so on a second
+    core they cost the recording little time. Had the thread built the columns too, it would take the GIL back from
+    the play hundreds of times a batch, each a forced switch that costs the play more than the work itself
+    (bench/profiles/simulate.md).
 
     The facts are left to the projector (the next `logs dashboard` catches up), off the recording's hot path: taken
     as the games are played they cost a fifth of the play itself (a score per seat every turn), which alone would
@@ -185,9 +189,9 @@ def simulate(
             while len(waiting) >= min(BATCH, TRANSACTION - in_transaction):
                 size = min(BATCH, TRANSACTION - in_transaction)
                 in_transaction = (in_transaction + size) % TRANSACTION
-                writer.store(waiting[:size], commit=in_transaction == 0)
+                writer.store(batch_of(waiting[:size]), commit=in_transaction == 0)
                 waiting = waiting[size:]
-        writer.store(waiting, commit=True)
+        writer.store(batch_of(waiting), commit=True)
     return writer.ids
 
 
@@ -224,22 +228,22 @@ class _Writer:
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="loom-simulate-writer")
         self._pending: Future[list[int]] | None = None
         self._open: ExitStack | None = None  # the open transaction (the writer thread's alone)
-        self._add: Callable[[Sequence[NewGame]], list[int]] = lambda new: []
+        self._add: Callable[[Batch], list[int]] = lambda batch: []
         self.ids: list[int] = []
 
-    def store(self, batch: list[NewGame], *, commit: bool) -> None:
+    def store(self, batch: Batch, *, commit: bool) -> None:
         """Store this batch once the one before it is stored (its error, if it failed); then commit, if told."""
         self._wait()
-        if batch or commit:
+        if batch.games or commit:
             self._pending = self._pool.submit(self._store_batch, batch, commit)
 
-    def _store_batch(self, batch: list[NewGame], commit: bool) -> list[int]:
+    def _store_batch(self, batch: Batch, commit: bool) -> list[int]:
         try:
-            if self._open is None and batch:
+            if self._open is None and batch.games:
                 with ExitStack() as transaction:
                     self._add = transaction.enter_context(adding(self._store.db))
                     self._open = transaction.pop_all()
-            ids = self._add(batch) if batch else []
+            ids = self._add(batch) if batch.games else []
         except BaseException:
             self._end(*sys.exc_info())
             raise

@@ -18,9 +18,9 @@ from loom.replay import queries
 from loom.replay.columns import Batch, arrow_table
 from loom.replay.connection import ConcurrencyError, Connection
 from loom.replay.fingerprint import of_new_game
-from loom.replay.projection_tables import insert_facts, insert_results, move_positions, results_of
+from loom.replay.projection_tables import by_column, fact_columns, insert_results, results_of
 from loom.replay.reading import UnknownGameId, game_row
-from loom.replay.records import EventColumns, NewGame, ResultInfo
+from loom.replay.records import EventColumns, NewGame, ResultInfo, StoredResult
 from loom.replay.snapshots import Snapshot
 
 EVENT_FIELDS = ("seq", "turn", "actor", "type", "version", "payload")
@@ -33,13 +33,13 @@ def add_games(db: Connection, new: Sequence[NewGame], *, first_id: int | None = 
 
     The ids follow the store's last unless `first_id` says where they start (ids reserved elsewhere: a lake's)."""
     with adding(db, first_id=first_id) as add:
-        return add(new)
+        return add(batch_of(new))
 
 
 @contextmanager
-def adding(db: Connection, *, first_id: int | None = None) -> Iterator[Callable[[Sequence[NewGame]], list[int]]]:
-    """One transaction adding new games in pieces, whole or not at all: gives the function storing a piece (its
-    ids, in order, following the store's last game or `first_id`).
+def adding(db: Connection, *, first_id: int | None = None) -> Iterator[Callable[[Batch], list[int]]]:
+    """One transaction adding new games in pieces, whole or not at all: gives the function storing a piece (a Batch
+    of `batch_of`; its ids, in order, following the store's last game or `first_id`).
 
     A piece is one statement per table, so a transaction of many pieces is stored as its games come (a simulation's
     writer stores each piece while the next is played) and committed once: a DuckDB commit of many rows in a table
@@ -47,16 +47,55 @@ def adding(db: Connection, *, first_id: int | None = None) -> Iterator[Callable[
     with db.written():
         after = (first_id if first_id is not None else db.run(queries.NEXT_GAME_ID)[0][0]) - 1
 
-        def add(new: Sequence[NewGame]) -> list[int]:
+        def add(batch: Batch) -> list[int]:
             nonlocal after
-            _check_new(new)
-            ids = list(range(after + 1, after + 1 + len(new)))
-            if ids:
-                _insert_games(db, ids, new)
-                after = ids[-1]
+            ids = insert_batch(db, batch, after + 1) if batch.games else []
+            after += batch.games
             return ids
 
         yield add
+
+
+def batch_of(new: Sequence[NewGame]) -> Batch:
+    """New games as Arrow tables of rows, their ids numbered from 0: games, seats, events, snapshots and results, and
+    for games that come with their facts (a simulation may take them as it plays) the facts and the position they
+    are projected to (their last event; the others are left to the projector).
+
+    Pure Python and Arrow, no store: it runs where the games are made (an import's workers, a simulation's player),
+    so the writer only inserts ready columns, in calls that release the GIL."""
+    _check_new(new)
+    local = range(len(new))
+    events: dict[str, list[Any]] = {"game_id": [], **{name: [] for name in EVENT_FIELDS}}
+    snapshots: dict[str, list[Any]] = {name: [] for name in ("game_id", "seq", "turn", "rules_version", "state")}
+    seats: dict[str, list[Any]] = {name: [] for name in ("game_id", "seat", "name", "bot")}
+    for i, g in zip(local, new):
+        events["game_id"] += repeat(i, len(g.events))
+        for name in EVENT_FIELDS:
+            events[name] += getattr(g.events, name)
+        snapshots["game_id"] += repeat(i, len(g.snapshots))
+        snapshots["rules_version"] += repeat(g.rules_version, len(g.snapshots))
+        for snapshot in g.snapshots:
+            snapshots["seq"].append(snapshot.seq)
+            snapshots["turn"].append(snapshot.turn)
+            snapshots["state"].append(snapshot.state)
+        for seat, who in enumerate(g.seats):
+            seats["game_id"].append(i)
+            seats["seat"].append(seat)
+            seats["name"].append(who.name)
+            seats["bot"].append(who.bot)
+    games = game_columns(local, new)
+    tables: dict[str, dict[str, list[Any]]] = {
+        "games": games,
+        "seats": seats,
+        "events": events,
+        "snapshots": snapshots,
+        "results": by_column(StoredResult._fields, results_of(local, [g.results for g in new])),
+    }
+    with_facts = [(i, g.facts, last) for i, g, last in zip(local, new, games["last_seq"]) if g.facts is not None]
+    if with_facts:
+        tables |= fact_columns([i for i, _, _ in with_facts], [facts for _, facts, _ in with_facts])
+        tables["projected"] = {"game_id": [i for i, _, _ in with_facts], "seq": [last for _, _, last in with_facts]}
+    return Batch(len(new), {name: arrow_table(name, columns) for name, columns in tables.items()})
 
 
 def _check_new(new: Sequence[NewGame]) -> None:
@@ -214,44 +253,6 @@ def game_columns(ids: Sequence[int], new: Sequence[NewGame]) -> dict[str, list[A
         "fingerprint": [of_new_game(g) for g in new],
         **{column: [g.tags.get(tag) for g in new] for column, tag in TAG_COLUMNS},
     }
-
-
-def _insert_games(db: Connection, ids: list[int], new: Sequence[NewGame]) -> None:
-    games = game_columns(ids, new)
-    seats = [(i, s, seat) for i, g in zip(ids, new) for s, seat in enumerate(g.seats)]
-    db.insert("games", arrow_table("games", games))
-    db.insert(
-        "seats",
-        arrow_table(
-            "seats",
-            {
-                "game_id": [i for i, _, _ in seats],
-                "seat": [s for _, s, _ in seats],
-                "name": [seat.name for _, _, seat in seats],
-                "bot": [seat.bot for _, _, seat in seats],
-            },
-        ),
-    )
-    events = EventColumns()
-    event_game_ids: list[int] = []
-    for game_id, g in zip(ids, new):
-        event_game_ids += [game_id] * len(g.events)
-        for name in EVENT_FIELDS:
-            getattr(events, name).extend(getattr(g.events, name))
-    _insert_events(db, event_game_ids, events)
-    for version in {g.rules_version for g in new}:
-        of_version = [(i, g) for i, g in zip(ids, new) if g.rules_version == version]
-        _insert_snapshots(
-            db,
-            [i for i, g in of_version for _ in g.snapshots],
-            [snapshot for _, g in of_version for snapshot in g.snapshots],
-            version,
-        )
-    insert_results(db, results_of(ids, [g.results for g in new]))
-    # Games that come with their facts are projected to their last event; the others are left to the projector.
-    with_facts = [(i, g.facts, last) for i, g, last in zip(ids, new, games["last_seq"]) if g.facts is not None]
-    insert_facts(db, [i for i, _, _ in with_facts], [facts for _, facts, _ in with_facts])
-    move_positions(db, [i for i, _, _ in with_facts], [last for _, _, last in with_facts], new=True)
 
 
 def _insert_events(db: Connection, game_ids: list[int], events: EventColumns) -> None:
