@@ -36,6 +36,12 @@ LATEST = 512
 """Games whose latest state is kept in memory: an append then starts from it instead of folding the game."""
 
 
+THREADS = max(1, len(os.sched_getaffinity(0)) - 1)
+"""DuckDB's threads in a server: every core but one, which the event loop keeps. The server's statements are many
+and small (a move of the journal, a page's read), each on a thread of its own already; DuckDB's workers on the
+loop's core only took turns with it (on two cores, about a tenth of an append's CPU: bench/profiles/httpbehind.md)."""
+
+
 class Database:
     """The store of a running server."""
 
@@ -49,7 +55,7 @@ class Database:
         fsync: bool | None = None,
         settle: float | None = None,
     ) -> None:
-        self.store = Store.open(path)  # moves in the journal a killed server left behind
+        self.store = Store.open(path, threads=THREADS)  # moves in the journal a killed server left behind
         self.path = self.store.path
         self._local = threading.local()
         self._cursors: list[Store] = []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from functools import partial
 from pathlib import Path
@@ -84,3 +85,12 @@ def test_the_served_dashboard_waits_for_the_projector_to_reach_the_games_just_re
         page = httpx.get(f"{base}/dashboard", timeout=WAIT)
     assert page.status_code == 200
     assert "3 finished games" in page.text and "more finished game" not in page.text
+
+
+def test_a_servers_duckdb_leaves_one_core_to_the_event_loop(tmp_path: Path) -> None:
+    database = Database(str(tmp_path / "served.duckdb"))
+    try:
+        threads = database.reader().con.execute("SELECT current_setting('threads')").fetchone()
+        assert threads == (max(1, len(os.sched_getaffinity(0)) - 1),)
+    finally:
+        database.close()
