@@ -8,7 +8,8 @@ it leaves the servers most of the two cores: asyncio on uvloop with raw HTTP/1.1
 client, hand-written requests, orjson), no HTTP library. Each client waits for the answer to its append before
 sending the next (the answer lists the legal actions it picks the next one from), and takes another game when its
 game ends. Each phase runs for a fixed time after a warm-up; appends/s is over that time, p50/p99 of every append in
-it.
+it. Beside each rate, the server's CPU per request over the phase (read from /proc): the machine's load moves it
+much less than the rates, so it tells a change of the code from a change of the machine.
 
 The games are created before the timed window, as the floor's table exists before its: each of Loom's phases first
 tops up a pool of open games (`POST /games`, then its first `GET /state`) with as many clients, and that creation is
@@ -33,6 +34,7 @@ if sys.path and Path(sys.path[0] or ".").resolve() == _BENCH:
 import argparse  # noqa: E402
 import asyncio  # noqa: E402
 import json  # noqa: E402
+import os  # noqa: E402
 import shutil  # noqa: E402
 import statistics  # noqa: E402
 import subprocess  # noqa: E402
@@ -69,8 +71,8 @@ APPENDS_PER_GAME = 110
 
 
 @contextmanager
-def served(command: list[str], port: int, ready: str) -> Iterator[str]:
-    """A server process for the block (`ready` is a path it answers once started); its base URL."""
+def served(command: list[str], port: int, ready: str) -> Iterator[tuple[str, int]]:
+    """A server process for the block (`ready` is a path it answers once started); its base URL and process id."""
     server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
     try:
@@ -83,7 +85,7 @@ def served(command: list[str], port: int, ready: str) -> Iterator[str]:
                 if server.poll() is not None or time.monotonic() > deadline:
                     raise RuntimeError(f"the server did not start: {command}") from None
                 time.sleep(0.1)
-        yield base
+        yield base, server.pid
     finally:
         server.terminate()
         server.wait(30)
@@ -98,6 +100,12 @@ def loom_server(db: Path, python: str = sys.executable) -> tuple[list[str], int]
 def floor_server(db: Path) -> tuple[list[str], int]:
     port = free_port()
     return [sys.executable, str(_BENCH / "api_floor.py"), str(db), str(port)], port
+
+
+def cpu_seconds(pid: int) -> float:
+    """The CPU time (user and system, every thread) the process `pid` has used so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 # --- The load: one process, asyncio, a raw keep-alive HTTP/1.1 connection per client ------------------------------
@@ -174,6 +182,7 @@ class Phase:
         now = time.perf_counter()
         self.start, self.stop = now + warmup, now + warmup + seconds
         self.times: list[float] = []
+        self.answered = 0  # every request answered, warm-up included: the server's CPU is read over all of them
         self.pool = pool if pool is not None else []
         self.created_in_window = 0
 
@@ -197,6 +206,7 @@ async def loom_client(phase: Phase, host: str, port: int, seed: int) -> None:
             break
         status, game["now"] = await connection.request("POST", f"/games/{now['id']}/actions", body, table)
         assert status == 200, game["now"]
+        phase.answered += 1
         if sent >= phase.start:
             phase.times.append(time.perf_counter() - sent)
     connection.close()
@@ -213,16 +223,26 @@ async def floor_client(phase: Phase, host: str, port: int, seed: int) -> None:
         seq += 1
         status, _ = await connection.request("POST", "/rows", {"game": seed, "seq": seq, "payload": payload})
         assert status == 200
+        phase.answered += 1
         if sent >= phase.start:
             phase.times.append(time.perf_counter() - sent)
     connection.close()
 
 
 async def drive(
-    kind: str, base: str, clients: int, warmup: float, seconds: float, pool: list[dict[str, Any]], target: int
+    kind: str,
+    base: str,
+    pid: int,
+    clients: int,
+    warmup: float,
+    seconds: float,
+    pool: list[dict[str, Any]],
+    target: int,
 ) -> dict[str, Any]:
     """Run one phase (Loom's after topping up its pool of open games to `target`); appends/s over the timed seconds,
-    each append's time, each game creation's time and the games left open."""
+    each append's time, each game creation's time, the games left open, and the server's CPU per request from the
+    end of the top-up to the end of the phase (warm-up included): a figure of the code that the machine's load
+    moves less than a rate."""
     host, port = base.removeprefix("http://").split(":")
     creations: list[float] = []
     start = time.perf_counter()
@@ -231,8 +251,11 @@ async def drive(
     creating = time.perf_counter() - start
     client = loom_client if kind == "loom" else floor_client
     phase = Phase(warmup, seconds, pool)
+    cpu = cpu_seconds(pid)
     await asyncio.gather(*(client(phase, host, int(port), 1000 + i) for i in range(clients)))
+    cpu = cpu_seconds(pid) - cpu
     return {
+        "cpu_us": 1e6 * cpu / max(1, phase.answered),
         "rate": len(phase.times) / seconds,
         "times": phase.times,
         "creations": creations,
@@ -243,13 +266,19 @@ async def drive(
 
 
 def load(
-    kind: str, base: str, clients: int, warmup: float, seconds: float, pool: list[dict[str, Any]], target: int = 0
+    kind: str,
+    server: tuple[str, int],
+    clients: int,
+    warmup: float,
+    seconds: float,
+    pool: list[dict[str, Any]],
+    target: int = 0,
 ) -> dict[str, Any]:
     """One phase, driven from a process of its own (so the load and the server are each one process)."""
     with tempfile.TemporaryDirectory(prefix="loom-api-load-") as tmp:
         out, given = Path(tmp) / "phase.json", Path(tmp) / "pool.json"
         given.write_bytes(orjson.dumps(pool))
-        spec = json.dumps([kind, base, clients, warmup, seconds, str(out), str(given), target])
+        spec = json.dumps([kind, *server, clients, warmup, seconds, str(out), str(given), target])
         subprocess.run([sys.executable, __file__, "--drive", spec], check=True, cwd=_BENCH.parent)
         return orjson.loads(out.read_bytes())  # type: ignore[no-any-return]
 
@@ -280,8 +309,8 @@ def main() -> None:
     )
     args = p.parse_args()
     if args.drive:
-        kind, base, clients, warmup, seconds, out, given, target = json.loads(args.drive)
-        phase = drive(kind, base, clients, warmup, seconds, orjson.loads(Path(given).read_bytes()), target)
+        kind, base, pid, clients, warmup, seconds, out, given, target = json.loads(args.drive)
+        phase = drive(kind, base, pid, clients, warmup, seconds, orjson.loads(Path(given).read_bytes()), target)
         # To a file, not stdout: a line of 64 KB and more printed to the pipe was cut, now and then.
         Path(out).write_bytes(orjson.dumps(uvloop.run(phase) if uvloop is not None else asyncio.run(phase)))
         return
@@ -317,16 +346,16 @@ def main() -> None:
             for _ in range(args.repeat):
                 for clients in args.clients:
                     target = max(2 * clients, -(-POOL_RATE * int(warmup + seconds) // APPENDS_PER_GAME))
-                    for kind, base in bases.items():
+                    for kind, server in bases.items():
                         driver = "floor" if kind == "floor" else "loom"
-                        done = load(driver, base, clients, warmup, seconds, pools[kind], target)
+                        done = load(driver, server, clients, warmup, seconds, pools[kind], target)
                         pools[kind] = done.pop("pool")
                         runs.setdefault((kind, clients), []).append(done)
             merged = {key: _merged(done) for key, done in runs.items()}
             floor = {clients: merged["floor", clients] for clients in args.clients}
             loom = {clients: merged["loom", clients] for clients in args.clients}
             before = {clients: merged["before", clients] for clients in args.clients if ("before", clients) in merged}
-            base = bases["loom"]
+            base = bases["loom"][0]
             report.section("appends through the API, one request each (floor: one DuckDB row + commit per request)")
             for clients in args.clients:
                 ours, theirs = loom[clients], floor[clients]
@@ -339,10 +368,14 @@ def main() -> None:
                 report.add(f"floor, {label}", theirs["rate"], "rows/s", note, f"floor_{clients}")
                 report.add(f"Loom / floor, {label}", ours["rate"] / theirs["rate"], "x", key=f"ratio_{clients}")
                 report.add(f"Loom p99, {label}", spread["p99"], "ms", key=f"appends_{clients}_p99")
+                note = f"the floor's server: {theirs['cpu_us']:,.0f} us a row"
+                report.add(f"Loom server CPU per append, {label}", ours["cpu_us"], "us", note, f"cpu_{clients}")
                 if clients in before:
                     old = percentiles([t * 1000 for t in before[clients]["times"]])
                     note = f"p50 {old['p50']:.1f} ms, p99 {old['p99']:.1f} ms ({args.before})"
                     report.add(f"Loom before, {label}", before[clients]["rate"], "appends/s", note, f"before_{clients}")
+                    cpu = before[clients]["cpu_us"]
+                    report.add(f"Loom before, server CPU per append, {label}", cpu, "us", key=f"before_cpu_{clients}")
                 if ours["created_in_window"]:
                     note = "the pool ran out: created inside the timed window, as before"
                     report.add(f"Loom games created while timed, {label}", ours["created_in_window"], "games", note)
@@ -368,9 +401,10 @@ def main() -> None:
 
 
 def _merged(runs: list[dict[str, Any]]) -> dict[str, Any]:
-    """Repeated phases as one: the median rate, and every append's time."""
+    """Repeated phases as one: the median rate and server CPU per request, and every append's time."""
     return {
         "rate": statistics.median(run["rate"] for run in runs),
+        "cpu_us": statistics.median(run["cpu_us"] for run in runs),
         "times": [t for run in runs for t in run["times"]],
         "creations": [t for run in runs for t in run["creations"]],
         "creating_s": sum(run["creating_s"] for run in runs),
