@@ -340,6 +340,23 @@ def test_a_node_below_the_root_widens_slowly_with_its_visits() -> None:
     assert len(busy) == 2 and all(1 < len(kid.children) <= widening(kid.visits) for kid in busy)
 
 
+def test_a_tuning_without_widening_keeps_one_reply_per_node_below_the_root() -> None:
+    game = get_game("moirai")
+    view = game.view(middle("moirai"), game.to_move(middle("moirai")))
+    bot = IsmctsBot(game, budget=60, tuning=dataclasses.replace(LIGHT, widening=0.0))
+    root = bot.search(view, bot.candidates(view, game.legal_actions(view), Random(1)), Random(3))
+    below = [kid for kid in root.children.values() if kid.visits >= 25]
+    assert below and all(len(kid.children) == 1 for kid in below)
+
+
+def test_ucb_without_exploration_follows_the_better_mean() -> None:
+    # "b" tried once and tempting to explore at the default constant; at 0 the better mean of "a" is followed
+    node = Node()
+    node.children = {"a": child(50, 30.0, 100), "b": child(1, 0.5, 100)}
+    assert select(node, ["a", "b"]) == "b"
+    assert select(node, ["a", "b"], 0.0) == "a"
+
+
 class Ticking:
     """A clock that moves on `tick` seconds each time it is read: a time budget that is the same on every machine."""
 
