@@ -48,6 +48,7 @@ class Tuning:
     seconds: float = 0.0  # when above 0, a time budget per decision in place of `budget` iterations
     exploration: float = 0.7  # UCB1's constant below the root (rewards in [0, 1]; Cowling, Powley and Whitehouse's)
     widening: float = 0.5  # a node below the root visited n times may have 1 + widening * sqrt(n) children
+    policy_replies: bool = False  # the others' moves below the root: the light policy's from their view in each world
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, eq=False)  # one object per game: equal only to itself, hashable

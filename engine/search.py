@@ -300,7 +300,13 @@ class IsmctsBot:
             legal = legal_actions(state)
             children = node.children
             present = [a for a in legal if a in children]
-            if len(present) < len(legal) and len(present) < widening(node.visits, tuning.widening):
+            if mover != seat and tuning.policy_replies:
+                # their reply in this world, from their own view of it: a node grown in another world would make
+                # them play as if they held that world's cards
+                chosen = self.expand(view_of(state, mover), legal, play)
+                expanded = chosen not in children
+                node = children.setdefault(chosen, Node())
+            elif len(present) < len(legal) and len(present) < widening(node.visits, tuning.widening):
                 # expansion: the light policy's choice, from the mover's view of this world, among the untried
                 untried = [a for a in legal if a not in children]
                 chosen = self.expand(view_of(state, mover), untried, play)

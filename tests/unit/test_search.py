@@ -329,6 +329,21 @@ def test_below_the_root_a_node_grows_the_policy_s_choice_from_the_mover_s_own_vi
         assert action == greedy.choose(seen, untried, Random(0))
 
 
+def test_with_policy_replies_the_others_play_the_policy_s_choice_among_all_their_legal_actions_in_each_world() -> None:
+    game = get_game("motto")
+    state = middle("motto")
+    seat = game.to_move(state)
+    view = game.view(state, seat)
+    bot = Expanding(game, 60, Tuning(candidates=3, horizon=4, explore=0.0, policy_replies=True))
+    bot.choose(view, game.legal_actions(view), Random(7))
+    theirs = [grown for grown in bot.grown if game.to_move(grown[0]) != seat]
+    assert theirs
+    greedy = get_bot(game, "greedy")
+    for seen, offered, action in theirs:
+        assert offered == game.legal_actions(seen)  # not only the replies no other world grew
+        assert action == greedy.choose(seen, offered, Random(0))
+
+
 def test_a_node_below_the_root_widens_slowly_with_its_visits() -> None:
     assert [widening(n) for n in (0, 1, 3, 4, 15, 16, 36)] == [1, 1, 1, 2, 2, 3, 4]
     game = get_game("moirai")
