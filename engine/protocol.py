@@ -46,6 +46,9 @@ class Tuning:
     blend: float = 0.5  # the weight of that chance against the share of a finished game's victory
     confidence: float = 1.0  # standard errors by which a candidate must beat the greedy bot's choice to be played
     seconds: float = 0.0  # when above 0, a time budget per decision in place of `budget` iterations
+    exploration: float = 0.7  # UCB1's constant below the root (rewards in [0, 1]; Cowling, Powley and Whitehouse's)
+    widening: float = 0.5  # a node below the root visited n times may have 1 + widening * sqrt(n) children
+    policy_replies: bool = False  # the others' moves below the root: the light policy's from their view in each world
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, eq=False)  # one object per game: equal only to itself, hashable

@@ -50,10 +50,12 @@ from loom.events.base import IllegalAction
 
 FEWEST_WORLDS = 4
 """Shared worlds below which a paired comparison says nothing: the greedy bot's choice is played."""
-WIDENING = 0.5
-"""Progressive widening below the root: a node visited n times may have 1 + WIDENING * sqrt(n) children."""
-EXPLORATION = 0.7
-"""UCB1's constant `c` for rewards in [0, 1], the value Cowling, Powley and Whitehouse use."""
+WIDENING = Tuning().widening
+"""Progressive widening below the root unless a game's tuning says otherwise: a node visited n times may have
+1 + WIDENING * sqrt(n) children."""
+EXPLORATION = Tuning().exploration
+"""UCB1's constant `c` for rewards in [0, 1] unless a game's tuning says otherwise (Cowling, Powley and Whitehouse's
+value)."""
 
 
 def step(game: AnyGame, state: Any, action: Any, rng: Random) -> Any:
@@ -84,11 +86,11 @@ def score_chances(scores: Sequence[float], spread: float) -> list[float]:
     return [weight / total for weight in weights]
 
 
-def widening(visits: int) -> int:
+def widening(visits: int, rate: float = WIDENING) -> int:
     """How many children a node below the root may have after `visits` visits (progressive widening): one at
     first, then slowly more, so the few iterations of a decision deepen the policy's line instead of spreading
     over replies that were tried once each."""
-    return 1 + int(WIDENING * math.sqrt(visits))
+    return 1 + int(rate * math.sqrt(visits))
 
 
 class Node:
@@ -288,7 +290,7 @@ class IsmctsBot:
     def iterate(self, world: Any, seat: int, action: Any, node: Node, play: Random) -> None:
         """One iteration below the root action `action` (whose node is `node`) in the determinization `world`:
         selection, expansion, playout and backpropagation; the root child keeps the seat's reward of each visit."""
-        game = self.game
+        game, tuning = self.game, self.tuning
         to_move, legal_actions, view_of = game.to_move, game.legal_actions, game.view
         state = step(game, world, action, play)
         path = [node]
@@ -298,7 +300,13 @@ class IsmctsBot:
             legal = legal_actions(state)
             children = node.children
             present = [a for a in legal if a in children]
-            if len(present) < len(legal) and len(present) < widening(node.visits):
+            if mover != seat and tuning.policy_replies:
+                # their reply in this world, from their own view of it: a node grown in another world would make
+                # them play as if they held that world's cards
+                chosen = self.expand(view_of(state, mover), legal, play)
+                expanded = chosen not in children
+                node = children.setdefault(chosen, Node())
+            elif len(present) < len(legal) and len(present) < widening(node.visits, tuning.widening):
                 # expansion: the light policy's choice, from the mover's view of this world, among the untried
                 untried = [a for a in legal if a not in children]
                 chosen = self.expand(view_of(state, mover), untried, play)
@@ -308,12 +316,12 @@ class IsmctsBot:
                 node.available = 1
                 expanded = True
             else:
-                chosen = select(node, present)
+                chosen = select(node, present, tuning.exploration)
                 node = children[chosen]
             path.append(node)
             movers.append(mover)
             state = step(game, state, chosen, play)
-        rewards = self.playout(state, play, self.tuning.horizon - len(path) + 1)  # the tree's moves count too
+        rewards = self.playout(state, play, tuning.horizon - len(path) + 1)  # the tree's moves count too
         path[0].rewards.append(rewards[seat])
         for visited, who in zip(path, movers):
             visited.visits += 1

@@ -329,6 +329,21 @@ def test_below_the_root_a_node_grows_the_policy_s_choice_from_the_mover_s_own_vi
         assert action == greedy.choose(seen, untried, Random(0))
 
 
+def test_with_policy_replies_the_others_play_the_policy_s_choice_among_all_their_legal_actions_in_each_world() -> None:
+    game = get_game("motto")
+    state = middle("motto")
+    seat = game.to_move(state)
+    view = game.view(state, seat)
+    bot = Expanding(game, 60, Tuning(candidates=3, horizon=4, explore=0.0, policy_replies=True))
+    bot.choose(view, game.legal_actions(view), Random(7))
+    theirs = [grown for grown in bot.grown if game.to_move(grown[0]) != seat]
+    assert theirs
+    greedy = get_bot(game, "greedy")
+    for seen, offered, action in theirs:
+        assert offered == game.legal_actions(seen)  # not only the replies no other world grew
+        assert action == greedy.choose(seen, offered, Random(0))
+
+
 def test_a_node_below_the_root_widens_slowly_with_its_visits() -> None:
     assert [widening(n) for n in (0, 1, 3, 4, 15, 16, 36)] == [1, 1, 1, 2, 2, 3, 4]
     game = get_game("moirai")
@@ -338,6 +353,23 @@ def test_a_node_below_the_root_widens_slowly_with_its_visits() -> None:
     # halving gives two of the three root actions 25 visits: without widening each would grow another reply each time
     busy = [kid for kid in root.children.values() if kid.visits >= 25]
     assert len(busy) == 2 and all(1 < len(kid.children) <= widening(kid.visits) for kid in busy)
+
+
+def test_a_tuning_without_widening_keeps_one_reply_per_node_below_the_root() -> None:
+    game = get_game("moirai")
+    view = game.view(middle("moirai"), game.to_move(middle("moirai")))
+    bot = IsmctsBot(game, budget=60, tuning=dataclasses.replace(LIGHT, widening=0.0))
+    root = bot.search(view, bot.candidates(view, game.legal_actions(view), Random(1)), Random(3))
+    below = [kid for kid in root.children.values() if kid.visits >= 25]
+    assert below and all(len(kid.children) == 1 for kid in below)
+
+
+def test_ucb_without_exploration_follows_the_better_mean() -> None:
+    # "b" tried once and tempting to explore at the default constant; at 0 the better mean of "a" is followed
+    node = Node()
+    node.children = {"a": child(50, 30.0, 100), "b": child(1, 0.5, 100)}
+    assert select(node, ["a", "b"]) == "b"
+    assert select(node, ["a", "b"], 0.0) == "a"
 
 
 class Ticking:
