@@ -10,8 +10,15 @@ the file has grown past `LIMIT`, holding the writer back for one move) it starts
 generation: the journal never grows without bound.
 
 The file: a header (magic, generation), then records, each its length, its CRC-32 and its body (JSON: per append
-the game, the seq it expected, its events as stored). A torn last record (a crash mid-write) fails its length or its
-check and is ignored, as is everything after it: it was never acknowledged.
+the game, the seq it expected, its events as stored), then zeros up to the space allocated so far. A torn last
+record (a crash mid-write) fails its length or its check and is ignored, as is everything after it: it was never
+acknowledged; a length of zero is the unwritten rest.
+
+The records are copied into the file through a shared memory map, not written with `os.write`: the bytes are in the
+page cache at once, as with a write (a `kill -9` loses nothing acknowledged), but no system call gives up the
+interpreter's lock in the middle of the server's event loop, for a background thread to keep it a whole switch
+interval. The space is allocated ahead (`posix_fallocate`, `GROW` at a time), so a full disk is an error of the
+append that needed the space, never a fault of the process writing into the map.
 
 Opening a store for writing moves a journal left behind in first (`recover`, called by `Store.open`), recomputing
 what the events need (the state before them, their snapshots, the results) from the store itself.
@@ -20,6 +27,7 @@ what the events need (the state before them, their snapshots, the results) from 
 from __future__ import annotations
 
 import logging
+import mmap
 import os
 import struct
 import threading
@@ -68,6 +76,8 @@ KEEP_GAMES = 4096
 for that game's appends only)."""
 RETRY = 0.5
 """Seconds before the mover tries again after a move that failed (a full disk)."""
+GROW = 1 << 20
+"""Bytes by which the journal's file and its memory map grow when a record does not fit in what is allocated."""
 
 log = logging.getLogger("loom.journal")
 
@@ -93,12 +103,14 @@ def encoded(appends: Sequence[Append]) -> tuple[bytes, list[EventColumns]]:
     return RECORD.pack(len(data), zlib.crc32(data)) + data, rows_of
 
 
-def records(data: bytes, start: int) -> Iterator[tuple[int, list[Any]]]:
+def records(data: bytes | mmap.mmap, start: int) -> Iterator[tuple[int, list[Any]]]:
     """The whole records of a journal's bytes from offset `start`, each with the offset just past it; the first torn
     or damaged one ends them (it was never acknowledged)."""
     at = start
     while at + RECORD.size <= len(data):
         length, crc = RECORD.unpack_from(data, at)
+        if length == 0:  # the allocated space not yet written
+            return
         body = data[at + RECORD.size : at + RECORD.size + length]
         if len(body) != length or zlib.crc32(body) != crc:
             return
@@ -129,11 +141,14 @@ def _generation(path: Path) -> int | None:
 
 
 def pending(db_path: str | Path) -> bool:
-    """Whether the database at `db_path` has a journal with records in it (maybe moved already: one stat)."""
+    """Whether the database at `db_path` has a journal with records in it (maybe moved already: the length of its
+    first record read)."""
     try:
-        return os.stat(journal_path(db_path)).st_size > HEADER.size
+        with open(journal_path(db_path), "rb") as file:
+            head = file.read(HEADER.size + RECORD.size)
     except OSError:
         return False
+    return len(head) == HEADER.size + RECORD.size and RECORD.unpack_from(head, HEADER.size)[0] > 0
 
 
 class Journaled(NamedTuple):
@@ -299,6 +314,40 @@ def move_in(path: str | Path) -> None:
     Store.open(path).close()  # Store.open recovers
 
 
+class _Mapped:
+    """The journal's file open for appending records through a shared memory map (see the module's notes)."""
+
+    def __init__(self, path: Path) -> None:
+        self.fd = os.open(path, os.O_RDWR)
+        try:
+            self.map = mmap.mmap(self.fd, os.fstat(self.fd).st_size)  # never empty: the file has its header
+        except BaseException:
+            os.close(self.fd)
+            raise
+        # Just past the last record: a file left by `recover` is empty, just its header.
+        self.end = max((end for end, _ in records(self.map, HEADER.size)), default=HEADER.size)
+
+    def write(self, data: bytes, sync: bool) -> None:
+        """Copy a record in after the last (and flush it to the disk, if `sync`); OSError, with nothing of it kept,
+        if the file cannot take it."""
+        start, end = self.end, self.end + len(data)
+        if end > len(self.map):
+            os.posix_fallocate(self.fd, 0, end + GROW)
+            self.map.resize(end + GROW)
+        self.map[start:end] = data
+        if sync:
+            try:
+                os.fdatasync(self.fd)  # the mapped pages are the file's pages: this flushes them as it would a write
+            except OSError:
+                self.map[start:end] = bytes(len(data))  # no torn record before the next one
+                raise
+        self.end = end
+
+    def close(self) -> None:
+        self.map.close()
+        os.close(self.fd)
+
+
 @dataclass
 class _Pending:
     total: int  # bytes acknowledged up to and including this record (since this process opened the journal)
@@ -329,8 +378,8 @@ class Journal:
             generation = marked + 1
             _write_fresh(self.path, generation, fsync)
         self.generation = generation
-        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
-        self.offset = os.fstat(self._fd).st_size  # a file left by `recover` is empty: just its header
+        self._file = _Mapped(self.path)
+        self.offset = self._file.end
         self.acked = 0  # bytes acknowledged, and moved, since opened: a read waits until moved >= acked
         self.moved = 0
         self.moves = 0  # DuckDB transactions of the mover, and appends in them: how large the moves are
@@ -349,15 +398,10 @@ class Journal:
         data, rows = encoded(appends)
         with self._lock:
             try:
-                written = os.write(self._fd, data)
-                while written < len(data):
-                    written += os.write(self._fd, data[written:])
-                if self.fsync:
-                    os.fdatasync(self._fd)
+                self._file.write(data, self.fsync)
             except OSError as error:
-                os.ftruncate(self._fd, self.offset)  # no torn record before the next one
                 raise StoreError(f"cannot write the journal {self.path}: {error.strerror}") from None
-            self.offset += len(data)
+            self.offset = self._file.end
             self.acked += len(data)
             for a in appends:
                 self._acked_of[a.info.id] = self.acked
@@ -382,7 +426,7 @@ class Journal:
             self._lock.notify_all()
         self._hurried.set()
         self._thread.join()
-        os.close(self._fd)
+        self._file.close()
         if not self._pending:
             self.path.unlink(missing_ok=True)
         self.store.close()
@@ -438,10 +482,10 @@ class Journal:
     def _cut(self) -> None:
         """A fresh, empty file of the next generation (under the lock, caught up)."""
         _write_fresh(self.path, self.generation + 1, self.fsync)
-        os.close(self._fd)
+        self._file.close()
         self.generation += 1
-        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
-        self.offset = HEADER.size
+        self._file = _Mapped(self.path)
+        self.offset = self._file.end
 
 
 def _upto(pending: deque[_Pending]) -> int:

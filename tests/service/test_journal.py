@@ -4,6 +4,7 @@ and a journal left by a killed server is moved in when the file is next opened: 
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import signal
@@ -19,7 +20,8 @@ from typing import Any
 import pytest
 
 from loom.engine.registry import get_game
-from loom.replay.connection import Connection
+from loom.replay import journal as journal_file
+from loom.replay.connection import Connection, StoreError
 from loom.replay.journal import Journal, journal_path, pending
 from loom.replay.live import Append, append_played, dealt_game, played_action, service_secret
 from loom.replay.recorder import status_of
@@ -52,7 +54,7 @@ def _stored(path: Path) -> dict[str, list[str]]:
         store.close()
 
 
-def _journaled(tmp_path: Path, rounds: int) -> tuple[Path, Path, bytes, list[int]]:
+def _journaled(tmp_path: Path, rounds: int, fsync: bool = False) -> tuple[Path, Path, bytes, list[int]]:
     """Two games in a database, a copy of it before any append, then `rounds` groups of appends (an action in each
     game) journaled with the mover held back: the database, its copy, the journal's bytes before the mover ran,
     and each round's end offset. Closing the journal then moves the appends into the database."""
@@ -61,27 +63,27 @@ def _journaled(tmp_path: Path, rounds: int) -> tuple[Path, Path, bytes, list[int
         ids = store.add_games([dealt_game(MOTTO, [Seat("A"), Seat("B"), Seat("C")], seed) for seed in range(2)])
     shutil.copy(path, before)
     store = Store.open(path)
-    journal = Journal(store.cursor(), settle=3600)
+    journal = Journal(store.cursor(), settle=3600, fsync=fsync)
     rng, ends = Random(3), []
     live = {i: (position(store, i).info, position(store, i).state) for i in ids}
     for _ in range(rounds):
-        appends = []
-        for game_id in ids:
-            info, state = live[game_id]
-            legal = MOTTO.legal_actions(state)
-            action = MOTTO.action_json(legal[rng.randrange(len(legal))])
-            played = played_action(MOTTO, state, info.seed, info.last_seq, action)
-            appends.append(Append(info, MOTTO, state, played))
-            last = info.last_seq + len(played.steps)
-            status = status_of(MOTTO, played.state)
-            live[game_id] = (replace(info, last_seq=last, turns=played.steps[-1].turn, status=status), played.state)
-        journal.append(appends)
+        journal.append([_next_action(live, game_id, rng) for game_id in ids])
         ends.append(journal.offset)
     data = journal.path.read_bytes()
     assert journal.moved == 0  # held back: nothing is in DuckDB yet
     journal.close()
     store.close()
     return path, before, data, ends
+
+
+def _next_action(live: dict[int, tuple[Any, Any]], game_id: int, rng: Random) -> Append:
+    """A random action of the game's seat to move, as the writer hands it to the journal; `live` moves on past it."""
+    info, state = live[game_id]
+    legal = MOTTO.legal_actions(state)
+    played = played_action(MOTTO, state, info.seed, info.last_seq, MOTTO.action_json(legal[rng.randrange(len(legal))]))
+    last, status = info.last_seq + len(played.steps), status_of(MOTTO, played.state)
+    live[game_id] = (replace(info, last_seq=last, turns=played.steps[-1].turn, status=status), played.state)
+    return Append(info, MOTTO, state, played)
 
 
 def test_a_journal_left_behind_is_moved_in_exactly_as_the_mover_moves_it(tmp_path: Path) -> None:
@@ -137,6 +139,54 @@ def test_a_torn_last_record_is_ignored_and_the_whole_ones_kept(tmp_path: Path) -
     _journaled(tmp_path / "again", rounds=2)
     assert _stored(crashed) == _stored(tmp_path / "again" / "moved.duckdb")
     assert all(seq > 1 for seq in two_rounds)
+
+
+@pytest.mark.parametrize("fsync", [False, True])
+def test_records_past_the_space_allocated_ahead_grow_the_file_and_the_zeros_after_them_are_no_record(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fsync: bool
+) -> None:
+    monkeypatch.setattr(journal_file, "GROW", 100)  # less than a record: every append makes the file larger
+    moved, crashed, data, ends = _journaled(tmp_path, rounds=6, fsync=fsync)
+    assert len(data) == ends[-1] + 100  # the space allocated ahead, still zeros
+    assert [end for end, _ in journal_file.records(data, journal_file.HEADER.size)] == ends
+    journal_path(crashed).write_bytes(data)
+    assert pending(crashed)
+    Store.open(crashed).close()
+    assert _stored(crashed) == _stored(moved)
+    journal_path(crashed).write_bytes(data[: journal_file.HEADER.size] + bytes(4096))  # allocated, nothing written
+    assert not pending(crashed)
+
+
+def test_an_append_the_disk_has_no_room_for_is_refused_whole_and_the_next_one_follows_the_last_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "full.duckdb"
+    with Store.open(path) as store:
+        [game_id] = store.add_games([dealt_game(MOTTO, [Seat("A"), Seat("B"), Seat("C")], 1)])
+        at = position(store, game_id)
+        live = {game_id: (at.info, at.state)}
+    monkeypatch.setattr(journal_file, "GROW", 1)  # every append needs more space
+    rng = Random(5)
+    with Store.open(path) as store:
+        kept = Journal(store.cursor(), settle=3600)
+        kept.append([_next_action(live, game_id, rng)])
+        offset, acked = kept.offset, kept.acked
+
+        def full(fd: int, offset: int, length: int) -> None:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+        refused = dict(live)
+        with monkeypatch.context() as disk:
+            disk.setattr(os, "posix_fallocate", full)
+            with pytest.raises(StoreError, match="cannot write the journal .*No space left on device"):
+                kept.append([_next_action(refused, game_id, rng)])
+        assert (kept.offset, kept.acked) == (offset, acked)
+        kept.append([_next_action(live, game_id, Random(6))])  # the disk has room again
+        ends = [end for end, _ in journal_file.records(kept.path.read_bytes(), journal_file.HEADER.size)]
+        assert len(ends) == 2 and ends[-1] == kept.offset
+        kept.close()
+    with Store.open(path) as store:
+        assert store.game_row(game_id).last_seq == live[game_id][0].last_seq
 
 
 def test_moving_in_again_after_a_crash_between_the_commit_and_the_cut_writes_nothing_twice(tmp_path: Path) -> None:
