@@ -189,6 +189,33 @@ def test_an_append_the_disk_has_no_room_for_is_refused_whole_and_the_next_one_fo
         assert store.game_row(game_id).last_seq == live[game_id][0].last_seq
 
 
+def test_a_caught_up_mover_starts_a_fresh_file_and_the_next_records_are_written_there(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(journal_file, "CUT_AT", 0)  # every move that catches up starts a fresh file
+    path = tmp_path / "cut.duckdb"
+    with Store.open(path) as store:
+        [game_id] = store.add_games([dealt_game(MOTTO, [Seat("A"), Seat("B"), Seat("C")], 2)])
+        at = position(store, game_id)
+        live = {game_id: (at.info, at.state)}
+    rng = Random(7)
+    with Store.open(path) as store:
+        kept = Journal(store.cursor(), settle=0)
+        first = kept.generation
+        for _ in range(5):
+            kept.append([_next_action(live, game_id, rng)])
+            kept.caught_up()  # the mover cuts under the lock it tells the readers by
+        assert kept.generation == first + 5
+        kept.settle = 3600  # the next record stays in the file
+        kept.append([_next_action(live, game_id, rng)])
+        data = kept.path.read_bytes()
+        assert journal_file.HEADER.unpack_from(data)[1] == kept.generation
+        assert [end for end, _ in journal_file.records(data, journal_file.HEADER.size)] == [kept.offset]
+        kept.close()
+    with Store.open(path) as store:
+        assert store.game_row(game_id).last_seq == live[game_id][0].last_seq
+
+
 def test_moving_in_again_after_a_crash_between_the_commit_and_the_cut_writes_nothing_twice(tmp_path: Path) -> None:
     moved, _, data, _ = _journaled(tmp_path, rounds=4)
     before = _stored(moved)
