@@ -379,7 +379,6 @@ class Journal:
             _write_fresh(self.path, generation, fsync)
         self.generation = generation
         self._file = _Mapped(self.path)
-        self.offset = self._file.end
         self.acked = 0  # bytes acknowledged, and moved, since opened: a read waits until moved >= acked
         self.moved = 0
         self.moves = 0  # DuckDB transactions of the mover, and appends in them: how large the moves are
@@ -392,6 +391,11 @@ class Journal:
         self._thread = threading.Thread(target=self._run, name="loom-mover", daemon=True)
         self._thread.start()
 
+    @property
+    def offset(self) -> int:
+        """The file's offset just past its last record."""
+        return self._file.end
+
     def append(self, appends: Sequence[Append]) -> None:
         """Write the group's appends as one record (and fsync it, if set): once this returns they are acknowledged.
         StoreError, with nothing of the record kept, if the file cannot take it (a full disk)."""
@@ -401,7 +405,6 @@ class Journal:
                 self._file.write(data, self.fsync)
             except OSError as error:
                 raise StoreError(f"cannot write the journal {self.path}: {error.strerror}") from None
-            self.offset = self._file.end
             self.acked += len(data)
             for a in appends:
                 self._acked_of[a.info.id] = self.acked
@@ -485,7 +488,6 @@ class Journal:
         self._file.close()
         self.generation += 1
         self._file = _Mapped(self.path)
-        self.offset = self._file.end
 
 
 def _upto(pending: deque[_Pending]) -> int:

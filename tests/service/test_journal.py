@@ -86,6 +86,14 @@ def _next_action(live: dict[int, tuple[Any, Any]], game_id: int, rng: Random) ->
     return Append(info, MOTTO, state, played)
 
 
+def _one_game(path: Path, seed: int) -> tuple[int, dict[int, tuple[Any, Any]]]:
+    """A database at `path` holding one dealt game; its id, and its live state for `_next_action`."""
+    with Store.open(path) as store:
+        [game_id] = store.add_games([dealt_game(MOTTO, [Seat("A"), Seat("B"), Seat("C")], seed)])
+        at = position(store, game_id)
+        return game_id, {game_id: (at.info, at.state)}
+
+
 def test_a_journal_left_behind_is_moved_in_exactly_as_the_mover_moves_it(tmp_path: Path) -> None:
     moved, crashed, data, _ = _journaled(tmp_path, rounds=6)
     assert not journal_path(moved).exists()  # caught up and closed: no journal left
@@ -161,10 +169,7 @@ def test_an_append_the_disk_has_no_room_for_is_refused_whole_and_the_next_one_fo
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = tmp_path / "full.duckdb"
-    with Store.open(path) as store:
-        [game_id] = store.add_games([dealt_game(MOTTO, [Seat("A"), Seat("B"), Seat("C")], 1)])
-        at = position(store, game_id)
-        live = {game_id: (at.info, at.state)}
+    game_id, live = _one_game(path, seed=1)
     monkeypatch.setattr(journal_file, "GROW", 1)  # every append needs more space
     rng = Random(5)
     with Store.open(path) as store:
@@ -194,10 +199,7 @@ def test_a_caught_up_mover_starts_a_fresh_file_and_the_next_records_are_written_
 ) -> None:
     monkeypatch.setattr(journal_file, "CUT_AT", 0)  # every move that catches up starts a fresh file
     path = tmp_path / "cut.duckdb"
-    with Store.open(path) as store:
-        [game_id] = store.add_games([dealt_game(MOTTO, [Seat("A"), Seat("B"), Seat("C")], 2)])
-        at = position(store, game_id)
-        live = {game_id: (at.info, at.state)}
+    game_id, live = _one_game(path, seed=2)
     rng = Random(7)
     with Store.open(path) as store:
         kept = Journal(store.cursor(), settle=0)
