@@ -3,12 +3,15 @@
 Like KurrentDB's projections or the `eventsourcing` library's process applications, it is a reader of the log with
 a position of its own: the table `projected` holds, per game, the last event whose facts (`turn_facts`,
 `game_facts`) are stored. A pass finds the games whose events are ahead of their position, reads the new events of
-a whole batch of games in one statement, folds each game on from its state at its position (the state the projector
+a whole batch of games in one statement, folds each game on from its state at its position (the state the folder
 kept in memory after its last pass, else from its newest snapshot), takes the facts of the new events (merged into a
 turn already partly projected: one read and one delete for the batch), and writes the facts and the new positions of
 the batch in one transaction: a handful of statements a batch, however many games it holds. A crash leaves every
 game at its old position or at its new one, and the next pass goes on from there: nothing is projected twice or
 skipped.
+
+The server's projector (`Following`) folds in a worker process, off the interpreter's lock that its event loop
+needs; `logs rebuild`, `logs dashboard` and a lake export fold in their own.
 
 Readers that need facts read only the games whose position is their last event (replay/queries.py CHOOSE_GAMES).
 `logs rebuild` is this projector from position 0, writing the results too (`rebuild`).
@@ -20,8 +23,11 @@ import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import ExitStack
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from loom.engine.play import Step
 from loom.engine.registry import get_game
@@ -34,6 +40,7 @@ from loom.replay.reading import decoded
 from loom.replay.records import GameInfo, StoredResult
 from loom.replay.replay import position
 from loom.replay.store import Store
+from loom.replay.workers import lifelined_pool
 
 BATCH = 200
 """Games per transaction: enough for the Arrow inserts and the one scan of events to pay off, few enough that a
@@ -52,14 +59,37 @@ GAME_FIELDS = names("games")
 log = logging.getLogger(__name__)
 
 
+Kept = OrderedDict[int, tuple[int, Any]]
+"""Game id -> (seq, the state after it), the games folded last, at most KEPT."""
+Row = tuple[Any, ...]
+"""An event as `queries.EVENTS_AFTER` reads it: game id, then `EVENT_COLUMNS` (seq, turn, actor, type, version,
+payload)."""
+
+
+class Work(NamedTuple):
+    """One game of a pass: its row, its position, its events after it, read but not decoded (a folder in another
+    process decodes them there), and its state at the position if the folder may not have it."""
+
+    info: GameInfo
+    at: int
+    rows: list[Row]
+    state: Any
+    results: bool
+
+
+Folded = tuple[Facts, list[StoredResult]]
+Fold = Callable[[Sequence[Work]], list[Folded | None]]
+"""Folds a pass's games: each game's facts and results, or None for a game whose state at its position the folder
+neither was given nor kept."""
+
+
 @dataclass(frozen=True, slots=True)
 class Projected:
-    """One game's pass: its new position, the facts of the events up to it, the state there, and its results."""
+    """One game's pass: its new position, the facts of the events up to it, and its results."""
 
     info: GameInfo
     after: int
     facts: Facts
-    state: Any
     results: list[StoredResult]
 
 
@@ -69,12 +99,13 @@ class Projector:
     With `results`, it writes the results of every finished game it projects as well (a rebuild's job: the
     appends write them as games finish)."""
 
-    def __init__(self, store: Store, *, results: bool = False, batch: int = BATCH) -> None:
+    def __init__(self, store: Store, *, results: bool = False, batch: int = BATCH, fold: Fold | None = None) -> None:
         self.store = store
         self.results = results
         self.batch = batch
-        self.kept: OrderedDict[int, tuple[int, Any]] = OrderedDict()  # game id -> (seq, state after it)
+        self.kept: Kept = OrderedDict()
         self.folded: Callable[[int], None] = lambda games: None  # told of each game folded (catch_up's per_game)
+        self.fold: Fold = fold or (lambda work: fold_games(work, self.kept, self.folded))
 
     def catch_up(self, progress: Callable[[int], None] = lambda done: None, *, per_game: bool = False) -> int:
         """Project every game behind, in batches; the number of games projected. `progress` is told the games of
@@ -99,32 +130,26 @@ class Projector:
             behind = [(GameInfo(**dict(zip(GAME_FIELDS, row[:-1]))), int(row[-1])) for row in rows]
             projected = self._project(behind)
             self._write(projected, behind)
-        for done in projected:  # only once committed: a rolled back pass keeps nothing
-            self._keep(done.info.id, done.info.last_seq, done.state)
         return projected
 
     def _project(self, behind: list[tuple[GameInfo, int]]) -> list[Projected]:
         # Every game's events after its position are its own (a branch's position is at least its fork): one read.
         events = _events_after(self.store, behind)
+        work = [Work(info, at, events.get(info.id, []), None, self.results) for info, at in behind]
+        folded = self.fold(work)
+        # A game the folder kept no state for, at its position: its state read here (from its newest snapshot)
+        missing = [n for n, done in enumerate(folded) if done is None]
+        if missing:
+            again = [
+                work[n]._replace(state=position(self.store, work[n].info.id, seq=work[n].at).state) for n in missing
+            ]
+            for n, done in zip(missing, self.fold(again)):
+                folded[n] = done
         out = []
-        for info, at in behind:
-            game = get_game(info.game)
-            facts, state = facts_and_state(
-                game, self._state_at(info, at), events.get(info.id, []), at, count_choices=True
-            )
-            results: list[StoredResult] = []
-            if self.results and game.to_move(state) is None:
-                results = [StoredResult(info.id, *row) for row in result_rows(game, state)]
-            out.append(Projected(info, at, facts, state, results))
-            self.folded(1)
+        for (info, at), done in zip(behind, folded):
+            assert done is not None  # given its state, a game is always folded
+            out.append(Projected(info, at, *done))
         return out
-
-    def _state_at(self, info: GameInfo, at: int) -> Any:
-        """The state after event `at`: kept in memory, else the blank game at 0, else from the newest snapshot."""
-        kept = self.kept.get(info.id)
-        if kept is not None and kept[0] == at:
-            return kept[1]
-        return position(self.store, info.id, seq=at).state if at else get_game(info.game).blank()
 
     def _write(self, projected: Sequence[Projected], behind: Sequence[tuple[GameInfo, int]]) -> None:
         db = self.store.db
@@ -144,32 +169,62 @@ class Projector:
         if self.results:
             projection_tables.replace_results_of(db, ids, [row for p in projected for row in p.results])
 
-    def _keep(self, game_id: int, seq: int, state: Any) -> None:
-        self.kept[game_id] = (seq, state)
-        self.kept.move_to_end(game_id)
-        while len(self.kept) > KEPT:
-            self.kept.popitem(last=False)
+
+def fold_games(
+    work: Sequence[Work], kept: Kept, folded: Callable[[int], None] = lambda games: None
+) -> list[Folded | None]:
+    """Fold each game of `work` on from its state at its position (given, else kept, else the blank game at 0),
+    keeping the state after its last event; None for a game whose state is none of these.
+
+    A state is kept as soon as it is folded, before its pass commits: a pass rolled back leaves its games at their
+    old positions, which the states kept at the new ones do not match, so they are never used from there."""
+    for kind in {item.info.game for item in work}:
+        load_events_of(kind)  # decoding the events needs their classes
+    out: list[Folded | None] = []
+    for info, at, rows, state, results in work:
+        game = get_game(info.game)
+        if state is None:
+            known = kept.get(info.id)
+            state = known[1] if known is not None and known[0] == at else None if at else game.blank()
+        if state is None:
+            out.append(None)
+            continue
+        steps = [Step(turn, actor, decoded(kind, text, version)) for _, _, turn, actor, kind, version, text in rows]
+        facts, state = facts_and_state(game, state, steps, at, count_choices=True)
+        stored: list[StoredResult] = []
+        if results and game.to_move(state) is None:
+            stored = [StoredResult(info.id, *row) for row in result_rows(game, state)]
+        kept[info.id] = (info.last_seq, state)
+        kept.move_to_end(info.id)
+        while len(kept) > KEPT:
+            kept.popitem(last=False)
+        out.append((facts, stored))
+        folded(1)
+    return out
 
 
-def _events_after(store: Store, behind: Sequence[tuple[GameInfo, int]]) -> dict[int, list[Step]]:
-    """The steps of each game after its position up to its row's last event, read in one statement (in the batch's
-    own transaction, so an append committed since the batch began is the next pass's)."""
+_KEPT_HERE: Kept = OrderedDict()
+"""The states a folding worker process keeps between passes."""
+
+
+def fold_in_worker(work: Sequence[Work]) -> list[Folded | None]:
+    """`fold_games` in a worker process, with the states it kept from its earlier passes."""
+    return fold_games(work, _KEPT_HERE)
+
+
+def _events_after(store: Store, behind: Sequence[tuple[GameInfo, int]]) -> dict[int, list[Row]]:
+    """The events of each game after its position up to its row's last event, in order, read in one statement (in
+    the batch's own transaction, so an append committed since the batch began is the next pass's)."""
     if not behind:
         return {}
-    for kind in {info.game for info, _ in behind}:
-        load_events_of(kind)  # decoding the events needs their classes
     ids = [info.id for info, _ in behind]
     params = [ids, [at for _, at in behind], [info.last_seq for info, _ in behind], min(ids), max(ids)]
-    rows: dict[int, list[tuple[Any, ...]]] = {}
-    for row in store.db.all(queries.EVENTS_AFTER, params):  # game_id, then EVENT_COLUMNS
+    rows: dict[int, list[Row]] = {}
+    for row in store.db.all(queries.EVENTS_AFTER, params):
         rows.setdefault(row[0], []).append(row)
-    steps = {}
-    for game_id, own in rows.items():
+    for own in rows.values():
         own.sort()  # by seq: the file keeps them nearly so
-        steps[game_id] = [
-            Step(turn, actor, decoded(kind, payload, version)) for _, _, turn, actor, kind, version, payload in own
-        ]
-    return steps
+    return rows
 
 
 def project(store: Store, progress: Callable[[int], None] = lambda done: None) -> int:
@@ -191,19 +246,29 @@ def rebuild(store: Store, progress: Callable[[int], None] = lambda done: None) -
 
 class Following:
     """The service's projector: a thread that catches up whenever it is woken (after appends commit), on a cursor
-    of its own of the server's one connection, until it is stopped."""
+    of its own of the server's one connection, until it is stopped.
 
-    def __init__(self, store: Store) -> None:
-        self.projector = Projector(store.cursor())
+    The thread reads the events and writes the facts; the games are folded in a worker process of their own (started
+    at the first pass, and again after one that died). Folding is pure Python: on this process's threads it held the
+    interpreter's lock for about a tenth of the time under load, and each time the event loop woke to a request
+    while the projector held it, the loop waited up to the switch interval for it (8 HTTP clients: 9-24% more
+    appends a second with no projector at all, in the same minutes)."""
+
+    def __init__(self, store: Store, projected: Callable[[], None] = lambda: None) -> None:
+        self.projector = Projector(store.cursor(), fold=self._fold)
+        self._projected = projected  # told after a batch is committed
+        self._pools = ExitStack()
+        self._pool: ProcessPoolExecutor | None = None
         self._woken = threading.Event()
         self._hurried = threading.Event()
         self._stopping = False
         self._thread = threading.Thread(target=self._run, name="loom-projector", daemon=True)
 
     @classmethod
-    def start(cls, store: Store) -> Following:
-        """Start following the store's log, from where its projections are (a first pass at once)."""
-        following = cls(store)
+    def start(cls, store: Store, projected: Callable[[], None] = lambda: None) -> Following:
+        """Start following the store's log, from where its projections are (a first pass at once); `projected` is
+        told after each batch of facts is committed."""
+        following = cls(store, projected)
         following._woken.set()
         following._thread.start()
         return following
@@ -223,7 +288,18 @@ class Following:
         self._hurried.set()
         self._woken.set()
         self._thread.join()
+        self._pools.close()
         self.projector.store.close()
+
+    def _fold(self, work: Sequence[Work]) -> list[Folded | None]:
+        if self._pool is None:
+            self._pool = self._pools.enter_context(lifelined_pool(1, preload=[__name__]))
+        try:
+            return self._pool.submit(fold_in_worker, work).result()
+        except BrokenProcessPool:  # the worker died (killed, out of memory): this pass fails, the next starts another
+            self._pools.close()
+            self._pool = None
+            raise
 
     def _run(self) -> None:
         failed = False
@@ -247,6 +323,8 @@ class Following:
         after_id = 0
         while not self._stopping:
             done = self.projector.step(after_id)
+            if done:
+                self._projected()
             if len(done) < self.projector.batch:  # fewer than asked for: none was left behind past them
                 return
             after_id = done[-1].info.id

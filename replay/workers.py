@@ -40,28 +40,37 @@ def worker_pool(
     imported once by the forkserver (if this starts it) rather than by every worker: none may start a thread.
     `setup` (a module's function), if given, runs first in each worker.
     """
+    with _sigterm_stops(), lifelined_pool(workers, preload, setup) as pool:
+        yield pool
+
+
+@contextmanager
+def lifelined_pool(
+    workers: int, preload: Sequence[str] = (), setup: Callable[[], None] | None = None
+) -> Iterator[ProcessPoolExecutor]:
+    """`worker_pool` without its handling of SIGTERM: for a pool that a thread keeps while a server, which handles
+    its signals itself, runs."""
     context = get_context("forkserver")
     if preload:
         context.set_forkserver_preload(["__main__", *preload])  # __main__: what the forkserver loads by default
     lifeline, held = Pipe(duplex=False)
     pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_hold_lifeline, initargs=(lifeline, setup))
-    with _sigterm_stops():
-        try:
-            yield pool
-        except BaseException:
-            held.close()  # the workers see their lifeline close and exit, mid-task
-            _unblock_results(pool)
-            # Waiting for them takes milliseconds, and lets one still starting up read its arguments while this
-            # process (which owns their queues' semaphores) lives: else it dies on a traceback. The work not yet
-            # begun is dropped by the pool's manager (cancel_futures), never here future by future: a future
-            # cancelled outside fails Python 3.11's manager if the pool breaks first, with a traceback.
-            pool.shutdown(wait=True, cancel_futures=True)
-            raise
-        else:
-            pool.shutdown()
-        finally:
-            held.close()
-            lifeline.close()
+    try:
+        yield pool
+    except BaseException:
+        held.close()  # the workers see their lifeline close and exit, mid-task
+        _unblock_results(pool)
+        # Waiting for them takes milliseconds, and lets one still starting up read its arguments while this
+        # process (which owns their queues' semaphores) lives: else it dies on a traceback. The work not yet
+        # begun is dropped by the pool's manager (cancel_futures), never here future by future: a future
+        # cancelled outside fails Python 3.11's manager if the pool breaks first, with a traceback.
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    else:
+        pool.shutdown()
+    finally:
+        held.close()
+        lifeline.close()
 
 
 def in_order(pool: Executor, work: Callable[[Item], Result], items: Iterable[Item], window: int) -> Iterator[Result]:

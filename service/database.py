@@ -66,8 +66,9 @@ class Database:
         self._latest_lock = threading.Lock()
         # Other processes cannot open the file while this one holds it: they read the copy published beside it.
         self.publisher = Publisher.start(self.store, every=publish_every)
-        # The facts projections follow the log on a thread of their own, off the appends' hot path.
-        self.projector = Following.start(self.store)
+        # The facts projections follow the log on a thread of their own, off the appends' hot path; the readers'
+        # copy is published again once they are (a report reads only the games projected to their end).
+        self.projector = Following.start(self.store, self.publisher.changed if self.publisher else lambda: None)
         self.journal: Journal | None = None
         if journal and self.store.path != MEMORY:
             self.journal = Journal(

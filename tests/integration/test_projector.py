@@ -4,6 +4,7 @@ catches up after a crash, and readers of facts never see a game it has only half
 from __future__ import annotations
 
 import io
+from collections import OrderedDict
 from pathlib import Path
 
 import duckdb
@@ -11,9 +12,10 @@ import pytest
 
 from loom.engine.registry import PACKAGES, get_game
 from loom.replay import queries
+from loom.replay.facts import Facts
 from loom.replay.live import add_game, append_played, dealt_game, played_action
 from loom.replay.logfile import export_lines, import_file
-from loom.replay.projector import Projector, project, rebuild
+from loom.replay.projector import Kept, Projector, Work, fold_games, project, rebuild
 from loom.replay.replay import position
 from loom.replay.simulate import simulate
 from loom.replay.store import SCHEMA_VERSION, Seat, Store
@@ -145,3 +147,38 @@ def test_a_store_of_schema_3_migrates_without_projecting_anything_twice(tmp_path
         assert [row for row in after[0] if row[0] != 3] == before[0]
         assert rebuild(migrated) == 3
         assert facts(migrated) == after
+
+
+def _play_on(store: Store, game_id: int, moves: int) -> None:
+    game = get_game("motto")
+    for _ in range(moves):
+        at = position(store, game_id)
+        played = played_action(game, at.state, at.info.seed, at.seq, game.action_json(game.legal_actions(at.state)[-1]))
+        append_played(store, game_id, game, at.state, played, at.seq)
+
+
+def test_a_state_kept_by_a_pass_that_was_rolled_back_is_never_folded_on(store: Store) -> None:
+    """A failed pass leaves its game at its old position, while the folder kept its state at the new one: the next
+    pass reads the state at the old position again, and the facts are a rebuild's."""
+    game_id = add_game(store, dealt_game(get_game("motto"), [Seat("ann"), Seat("bob")], seed=8))
+    projector = Projector(store)
+    projector.catch_up()
+    _play_on(store, game_id, 6)
+    projector._write = lambda *args: (_ for _ in ()).throw(RuntimeError("disk full"))  # type: ignore[method-assign]
+    with pytest.raises(RuntimeError, match="disk full"):
+        projector.step()
+    assert projector.kept[game_id][0] == store.game(game_id).last_seq > rows(store, POSITIONS)[0][1]
+    del projector._write
+    assert projector.catch_up() == 1
+    projected = facts(store)
+    rebuild(store)
+    assert facts(store) == projected
+
+
+def test_a_folder_without_the_state_at_a_games_position_asks_for_it(store: Store) -> None:
+    simulate(store, get_game("motto"), 1, ["random", "random"], seed=3)
+    (info,) = store.games()
+    kept: Kept = OrderedDict({info.id: (info.last_seq - 1, get_game("motto").blank())})
+    assert fold_games([Work(info, info.last_seq - 2, [], None, False)], kept) == [None]
+    folded = fold_games([Work(info, info.last_seq, [], position(store, info.id).state, False)], kept)
+    assert folded == [(Facts(), [])] and kept[info.id][0] == info.last_seq

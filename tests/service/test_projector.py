@@ -34,22 +34,25 @@ def caught_up(store: Store) -> bool:
     return True
 
 
+def _append_moves(database: Database, game_id: int, moves: int) -> None:
+    game = get_game("motto")
+    for _ in range(moves):
+        info, state = database.latest(game_id)
+        action = game.action_json(game.legal_actions(state)[-1])
+        played = played_action(game, state, info.seed, info.last_seq, action)
+        database.write(
+            partial(append_played, game_id=game_id, game=game, before=state, played=played, expected_seq=info.last_seq)
+        )
+        database.forget(game_id)
+
+
 def test_the_facts_of_appends_appear_once_the_servers_projector_has_caught_up(tmp_path: Path) -> None:
     path = tmp_path / "served.duckdb"
     database = Database(str(path))
     try:
-        game = get_game("motto")
-        game_id = database.write(partial(add_game, new=dealt_game(game, [Seat("ann"), Seat("bob")], seed=5)))
-        for _ in range(40):
-            info, state = database.latest(game_id)
-            action = game.action_json(game.legal_actions(state)[-1])
-            played = played_action(game, state, info.seed, info.last_seq, action)
-            database.write(
-                partial(
-                    append_played, game_id=game_id, game=game, before=state, played=played, expected_seq=info.last_seq
-                )
-            )
-            database.forget(game_id)
+        new = dealt_game(get_game("motto"), [Seat("ann"), Seat("bob")], seed=5)
+        game_id = database.write(partial(add_game, new=new))
+        _append_moves(database, game_id, 40)
         reader = database.reader()
         assert caught_up(reader)
         served = tuple(reader.con.execute(sql).fetchall() for sql in FACTS)
@@ -58,6 +61,33 @@ def test_the_facts_of_appends_appear_once_the_servers_projector_has_caught_up(tm
         database.close()
     with Store.open(path) as reopened:  # the thread stopped cleanly: the file is free, its facts are a rebuild's
         assert reopened.games_behind() == 0
+        rebuild(reopened)
+        assert tuple(reopened.con.execute(sql).fetchall() for sql in FACTS) == served
+
+
+def test_the_servers_projector_folds_in_a_worker_and_goes_on_with_another_when_it_dies(tmp_path: Path) -> None:
+    path = tmp_path / "served.duckdb"
+    database = Database(str(path))
+    try:
+        new = dealt_game(get_game("motto"), [Seat("ann"), Seat("bob")], seed=5)
+        game_id = database.write(partial(add_game, new=new))
+        _append_moves(database, game_id, 10)
+        assert caught_up(database.reader())
+        pool = database.projector._pool
+        assert pool is not None
+        (worker,) = pool._processes.values()  # type: ignore[attr-defined]
+        assert worker.pid != os.getpid()
+        worker.kill()
+        worker.join()
+        # The next pass fails on the dead worker, the one after starts another, which has kept no state: the game
+        # is folded on from its stored position
+        _append_moves(database, game_id, 10)
+        assert caught_up(database.reader())
+        assert database.projector._pool is not pool
+        served = tuple(database.reader().con.execute(sql).fetchall() for sql in FACTS)
+    finally:
+        database.close()
+    with Store.open(path) as reopened:
         rebuild(reopened)
         assert tuple(reopened.con.execute(sql).fetchall() for sql in FACTS) == served
 
