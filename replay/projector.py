@@ -248,11 +248,11 @@ class Following:
     """The service's projector: a thread that catches up whenever it is woken (after appends commit), on a cursor
     of its own of the server's one connection, until it is stopped.
 
-    The thread reads the events and writes the facts; the games are folded in a worker process of their own (started
-    at the first pass, and again after one that died). Folding is pure Python: on this process's threads it held the
-    interpreter's lock for about a tenth of the time under load, and each time the event loop woke to a request
-    while the projector held it, the loop waited up to the switch interval for it (8 HTTP clients: 9-24% more
-    appends a second with no projector at all, in the same minutes)."""
+    The thread reads the events and writes the facts; the games are folded in a worker process of their own,
+    started at the first pass, and again after one that died (that pass folds on this thread). Folding is pure
+    Python: on this process's threads it held the interpreter's lock about a tenth of the time under load, and each
+    time the event loop woke to a request while the projector held it, the loop waited up to the switch interval
+    for it (8 HTTP clients: 9-24% more appends a second with no projector at all, in the same minutes)."""
 
     def __init__(self, store: Store, projected: Callable[[], None] = lambda: None) -> None:
         self.projector = Projector(store.cursor(), fold=self._fold)
@@ -292,14 +292,15 @@ class Following:
         self.projector.store.close()
 
     def _fold(self, work: Sequence[Work]) -> list[Folded | None]:
-        if self._pool is None:
-            self._pool = self._pools.enter_context(lifelined_pool(1, preload=[__name__]))
         try:
+            if self._pool is None:
+                self._pool = self._pools.enter_context(lifelined_pool(1, preload=[__name__]))
             return self._pool.submit(fold_in_worker, work).result()
-        except BrokenProcessPool:  # the worker died (killed, out of memory): this pass fails, the next starts another
+        except (BrokenProcessPool, OSError):  # the worker died (killed, out of memory) or could not start
+            log.warning("the projector's worker failed; this pass folds in the server's process", exc_info=True)
             self._pools.close()
-            self._pool = None
-            raise
+            self._pool = None  # the next pass starts another
+            return fold_games(work, self.projector.kept)
 
     def _run(self) -> None:
         failed = False
