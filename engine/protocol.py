@@ -49,6 +49,7 @@ class Tuning:
     exploration: float = 0.7  # UCB1's constant below the root (rewards in [0, 1]; Cowling, Powley and Whitehouse's)
     widening: float = 0.5  # a node below the root visited n times may have 1 + widening * sqrt(n) children
     policy_replies: bool = False  # the others' moves below the root: the light policy's from their view in each world
+    promise: float = 0.0  # the weight of the game's `promise` in the points that score an unfinished playout (0: off)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, eq=False)  # one object per game: equal only to itself, hashable
@@ -121,6 +122,10 @@ class Game(Generic[S, A]):
     rules_version: int = 1
     search: Tuning = field(default_factory=Tuning)
     """How the search bot plays this game."""
+    promise: Callable[[S], list[float]] | None = None
+    """Points each seat's holdings promise beyond its score, read from a full state (the search's determinization,
+    dealt from the searcher's view): added, weighted by `Tuning.promise`, to the scores of an unfinished playout's end.
+    None: the game has no such evaluation, and a playout's end is scored by its points alone."""
     report: tuple[str, ...] = ()
     """The figures of this game's report section beyond those every game has, in order (`REPORT_SECTIONS`)."""
 

@@ -21,7 +21,8 @@ Each visit of a root action is one iteration of SO-ISMCTS in that round's world:
 4. playout: the light policy (the game's `Tuning.policy`, a random legal action now and then) plays every seat
    from its own view until `horizon` decisions after the root's (the tree's moves count), and the end is scored: a
    finished game gives each winner its share, blended with a chance to win made from the scores (a softmax), which
-   also scores an unfinished one;
+   also scores an unfinished one (with `Tuning.promise`, its scores plus what each seat's holdings promise: the
+   game's `promise`, a leaf evaluation read from the determinization);
 5. backpropagation: each node on the path adds the reward of the seat that moved into it.
 The decision is the best of the last round (the most visited; ties: the better mean), if it beats the greedy bot's
 choice over their shared worlds by `confidence` standard errors; else the greedy bot's choice.
@@ -84,6 +85,16 @@ def score_chances(scores: Sequence[float], spread: float) -> list[float]:
     weights = [math.exp((points - top) / spread) for points in scores]
     total = sum(weights)
     return [weight / total for weight in weights]
+
+
+def leaf_points(game: AnyGame, state: Any, weight: float) -> Sequence[float]:
+    """Each seat's points at the end of an unfinished playout: its score, plus `weight` times what its holdings
+    promise (the game's `promise`, read from the playout's state: a determinization dealt from the searcher's view,
+    so it knows no card the searcher's view hides). Without a weight or a `promise`, the score alone."""
+    scores = game.scores(state)
+    if not weight or game.promise is None:
+        return scores
+    return [points + weight * more for points, more in zip(scores, game.promise(state))]
 
 
 def widening(visits: int, rate: float = WIDENING) -> int:
@@ -349,8 +360,8 @@ class IsmctsBot:
             else:
                 chosen = legal[rng.randrange(len(legal))]
             state = step(game, state, chosen, rng)
-        chances = score_chances(game.scores(state), tuning.spread)
         if to_move(state) is not None:
-            return chances
+            return score_chances(leaf_points(game, state, tuning.promise), tuning.spread)
+        chances = score_chances(game.scores(state), tuning.spread)
         won = shares(game, state)
         return [(1 - tuning.blend) * w + tuning.blend * c for w, c in zip(won, chances)]

@@ -4,7 +4,7 @@ from loom.engine.bots import RandomBot
 from loom.engine.protocol import Game, Tuning
 from loom.engine.stones_of_fate import actions, determinize, facts, render, rules, score
 from loom.engine.stones_of_fate.actions import Action
-from loom.engine.stones_of_fate.bots import GreedyBot
+from loom.engine.stones_of_fate.bots import GreedyBot, promise
 from loom.engine.stones_of_fate.cards import MAX_PLAYERS, MIN_PLAYERS
 from loom.engine.stones_of_fate.state import StonesState
 
@@ -33,5 +33,6 @@ GAME: Game[StonesState, Action] = Game(
     parse_action=actions.parse_action,
     action_json=actions.action_json,
     search=Tuning(budget=40, horizon=16, spread=3.0),
+    promise=promise,
     report=("points-by-source", "card-wins", "zones"),
 )

@@ -26,6 +26,26 @@ def value(view: StonesState, seat: int, c: int) -> float:
     return card_points(c, (*held, c)) + 0.25
 
 
+def promise(state: StonesState) -> list[float]:
+    """What the cards of the spread promise each seat (a leaf evaluation for the search, `Game.promise`): for each
+    card, `PROMISE` times what it would add to the score of the seat whose stones win it now (S8), its scoring rules
+    applied. Read from a full state, a determinization: a card hidden there (HIDDEN) counts for nobody."""
+    out = [0.0] * len(state.collections)
+    for p, c in enumerate(state.spread):
+        if c < 0:
+            continue
+        seat = winner(state.stones, side_edges(state, p), c)
+        if seat is not None:
+            out[seat] += PROMISE * gain(state.collections[seat], c)
+    return out
+
+
+def gain(held: tuple[int, ...], c: int) -> int:
+    """What winning the card `c` adds to a collection's score, the rules of the cards already held included (S11)."""
+    more = (*held, c)
+    return sum(card_points(x, more) for x in more) - sum(card_points(x, held) for x in held)
+
+
 class _Board:
     """The known face-down cards of a view, who wins each now, and the positions beside each edge."""
 
