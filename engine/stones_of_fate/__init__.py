@@ -32,7 +32,7 @@ GAME: Game[StonesState, Action] = Game(
     describe=render.describe,
     parse_action=actions.parse_action,
     action_json=actions.action_json,
-    search=Tuning(budget=40, horizon=16, spread=3.0),
+    search=Tuning(budget=40, horizon=8, spread=3.0, promise=1.0),  # bench/profiles/ismcts.md, the leaf evaluation
     promise=promise,
     report=("points-by-source", "card-wins", "zones"),
 )
