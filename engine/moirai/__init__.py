@@ -3,7 +3,7 @@
 from loom.engine.bots import RandomBot
 from loom.engine.moirai import actions, determinize, facts, render, rules, score
 from loom.engine.moirai.actions import Action
-from loom.engine.moirai.bots import GreedyBot, promise
+from loom.engine.moirai.bots import GreedyBot
 from loom.engine.moirai.cards import MAX_PLAYERS, MIN_PLAYERS
 from loom.engine.moirai.state import MoiraiState
 from loom.engine.protocol import Game, Tuning
@@ -33,6 +33,5 @@ GAME: Game[MoiraiState, Action] = Game(
     parse_action=actions.parse_action,
     action_json=actions.action_json,
     search=Tuning(budget=40, horizon=16, spread=4.0, confidence=0.5),
-    promise=promise,
     report=("objectives",),  # its sources are its objectives, drawn by their own figure
 )

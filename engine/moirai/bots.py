@@ -60,12 +60,6 @@ def face_up(loom: Loom) -> int:
     return sum(len(cards) for _, cards, _ in loom)
 
 
-def promise(state: MoiraiState) -> list[float]:
-    """What each seat's loom promises beyond its score (a leaf evaluation for the search, `Game.promise`): the greedy
-    bot's small worth per face-up card, which lengthens lives and keeps options for the objectives in play."""
-    return [CARD_WORTH * face_up(loom) for loom in state.looms]
-
-
 def evaluate(view: MoiraiState, seat: int, loom: Loom) -> float:
     """The seat's lead over the best other seat in the objectives in play with `loom` as its loom (hidden starting
     cards count for nothing), plus a small worth per face-up card."""

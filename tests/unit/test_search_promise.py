@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 
-from loom.engine.moirai.bots import CARD_WORTH, face_up
 from loom.engine.protocol import Game, Tuning
 from loom.engine.registry import get_game
 from loom.engine.search import IsmctsBot, leaf_points
@@ -18,7 +17,7 @@ from loom.engine.stones_of_fate.score import scores as stones_scores
 from loom.engine.stones_of_fate.state import EMPTY, set_at, winner_at
 from tests.unit.test_search import LIGHT, middle, shape
 
-PROMISING = ("moirai", "stones-of-fate")
+PROMISING = ("stones-of-fate",)
 """The games with a `promise`."""
 WEIGHED = dataclasses.replace(LIGHT, promise=1.0)
 
@@ -103,13 +102,6 @@ def test_the_leaf_evaluation_reads_no_card_the_searcher_s_view_hides(name: str) 
         bot = IsmctsBot(game, budget=12, tuning=WEIGHED)
         trees.append(shape(bot.search(view, bot.candidates(view, game.legal_actions(view), Random(5)), Random(5))))
     assert trees[0] == trees[1] and trees[0]
-
-
-def test_moirai_a_loom_promises_the_greedy_bot_s_worth_per_face_up_card() -> None:
-    game = get_game("moirai")
-    state = world("moirai", 30)
-    assert game.promise(state) == pytest.approx([CARD_WORTH * face_up(loom) for loom in state.looms])
-    assert any(face_up(loom) for loom in state.looms)
 
 
 def test_stones_of_fate_a_card_promises_its_gain_to_the_seat_whose_stones_win_it_now() -> None:
