@@ -34,14 +34,16 @@ def caught_up(store: Store) -> bool:
     return True
 
 
+MOTTO = get_game("motto")
+
+
 def _append_moves(database: Database, game_id: int, moves: int) -> None:
-    game = get_game("motto")
     for _ in range(moves):
         info, state = database.latest(game_id)
-        action = game.action_json(game.legal_actions(state)[-1])
-        played = played_action(game, state, info.seed, info.last_seq, action)
+        action = MOTTO.action_json(MOTTO.legal_actions(state)[-1])
+        played = played_action(MOTTO, state, info.seed, info.last_seq, action)
         database.write(
-            partial(append_played, game_id=game_id, game=game, before=state, played=played, expected_seq=info.last_seq)
+            partial(append_played, game_id=game_id, game=MOTTO, before=state, played=played, expected_seq=info.last_seq)
         )
         database.forget(game_id)
 
@@ -50,8 +52,7 @@ def test_the_facts_of_appends_appear_once_the_servers_projector_has_caught_up(tm
     path = tmp_path / "served.duckdb"
     database = Database(str(path))
     try:
-        new = dealt_game(get_game("motto"), [Seat("ann"), Seat("bob")], seed=5)
-        game_id = database.write(partial(add_game, new=new))
+        game_id = database.write(partial(add_game, new=dealt_game(MOTTO, [Seat("ann"), Seat("bob")], seed=5)))
         _append_moves(database, game_id, 40)
         reader = database.reader()
         assert caught_up(reader)
@@ -69,8 +70,7 @@ def test_the_servers_projector_folds_in_a_worker_and_starts_another_when_it_dies
     path = tmp_path / "served.duckdb"
     database = Database(str(path))
     try:
-        new = dealt_game(get_game("motto"), [Seat("ann"), Seat("bob")], seed=5)
-        game_id = database.write(partial(add_game, new=new))
+        game_id = database.write(partial(add_game, new=dealt_game(MOTTO, [Seat("ann"), Seat("bob")], seed=5)))
         _append_moves(database, game_id, 10)
         assert caught_up(database.reader())
         pool = database.projector._pool

@@ -233,8 +233,8 @@ def shape(node: Node) -> list[Any]:
     ]
 
 
-@pytest.mark.parametrize("name", GAMES)
-def test_two_true_states_with_the_same_view_grow_the_same_tree(name: str) -> None:
+def trees_of_two_true_states(name: str, tuning: Tuning) -> list[list[Any]]:
+    """The trees searched from the same view of two middle positions that differ in the cards it hides."""
     game = get_game(name)
     state = middle(name)
     seat = game.to_move(state)
@@ -243,8 +243,14 @@ def test_two_true_states_with_the_same_view_grow_the_same_tree(name: str) -> Non
     trees = []
     for position in (state, other):
         view = game.view(position, seat)
-        bot = IsmctsBot(game, budget=12, tuning=LIGHT)
+        bot = IsmctsBot(game, budget=12, tuning=tuning)
         trees.append(shape(bot.search(view, bot.candidates(view, game.legal_actions(view), Random(5)), Random(5))))
+    return trees
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_two_true_states_with_the_same_view_grow_the_same_tree(name: str) -> None:
+    trees = trees_of_two_true_states(name, LIGHT)
     assert trees[0] == trees[1] and trees[0]
 
 

@@ -15,7 +15,7 @@ from loom.engine.search import IsmctsBot, leaf_points
 from loom.engine.stones_of_fate.bots import PROMISE, gain
 from loom.engine.stones_of_fate.score import scores as stones_scores
 from loom.engine.stones_of_fate.state import EMPTY, set_at, winner_at
-from tests.unit.test_search import LIGHT, middle, shape
+from tests.unit.test_search import LIGHT, middle, shape, trees_of_two_true_states
 
 PROMISING = ("stones-of-fate",)
 """The games with a `promise`."""
@@ -91,16 +91,7 @@ def test_with_a_weight_the_playouts_ask_the_promise_of_determinizations_only(nam
 
 @pytest.mark.parametrize("name", PROMISING)
 def test_the_leaf_evaluation_reads_no_card_the_searcher_s_view_hides(name: str) -> None:
-    game = get_game(name)
-    state = middle(name)
-    seat = game.to_move(state)
-    other = game.determinize(game.view(state, seat), seat, Random(8))  # other hidden cards, the same view
-    assert other != state and game.view(other, seat) == game.view(state, seat)
-    trees = []
-    for position in (state, other):
-        view = game.view(position, seat)
-        bot = IsmctsBot(game, budget=12, tuning=WEIGHED)
-        trees.append(shape(bot.search(view, bot.candidates(view, game.legal_actions(view), Random(5)), Random(5))))
+    trees = trees_of_two_true_states(name, WEIGHED)
     assert trees[0] == trees[1] and trees[0]
 
 
