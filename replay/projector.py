@@ -183,12 +183,14 @@ def fold_games(
     out: list[Folded | None] = []
     for info, at, rows, state, results in work:
         game = get_game(info.game)
-        if state is None:
+        if state is None and at == 0:
+            state = game.blank()
+        elif state is None:
             known = kept.get(info.id)
-            state = known[1] if known is not None and known[0] == at else None if at else game.blank()
-        if state is None:
-            out.append(None)
-            continue
+            if known is None or known[0] != at:
+                out.append(None)
+                continue
+            state = known[1]
         steps = [Step(turn, actor, decoded(kind, text, version)) for _, _, turn, actor, kind, version, text in rows]
         facts, state = facts_and_state(game, state, steps, at, count_choices=True)
         stored: list[StoredResult] = []

@@ -37,6 +37,13 @@ def caught_up(store: Store) -> bool:
 MOTTO = get_game("motto")
 
 
+def _played_game(database: Database, moves: int) -> int:
+    """A new game of Motto with `moves` actions appended through the database; its id."""
+    game_id = database.write(partial(add_game, new=dealt_game(MOTTO, [Seat("ann"), Seat("bob")], seed=5)))
+    _append_moves(database, game_id, moves)
+    return game_id
+
+
 def _append_moves(database: Database, game_id: int, moves: int) -> None:
     for _ in range(moves):
         info, state = database.latest(game_id)
@@ -52,8 +59,7 @@ def test_the_facts_of_appends_appear_once_the_servers_projector_has_caught_up(tm
     path = tmp_path / "served.duckdb"
     database = Database(str(path))
     try:
-        game_id = database.write(partial(add_game, new=dealt_game(MOTTO, [Seat("ann"), Seat("bob")], seed=5)))
-        _append_moves(database, game_id, 40)
+        _played_game(database, 40)
         reader = database.reader()
         assert caught_up(reader)
         served = tuple(reader.con.execute(sql).fetchall() for sql in FACTS)
@@ -70,8 +76,7 @@ def test_the_servers_projector_folds_in_a_worker_and_starts_another_when_it_dies
     path = tmp_path / "served.duckdb"
     database = Database(str(path))
     try:
-        game_id = database.write(partial(add_game, new=dealt_game(MOTTO, [Seat("ann"), Seat("bob")], seed=5)))
-        _append_moves(database, game_id, 10)
+        game_id = _played_game(database, 10)
         assert caught_up(database.reader())
         pool = database.projector._pool
         assert pool is not None
