@@ -2,10 +2,10 @@
 
 DuckDB lets one process hold a file for writing, and while it does another process cannot even open the file
 read-only. So the server publishes a copy, `loom.readers.duckdb` beside `loom.duckdb` (DESIGN.md: readers never wait
-for a writer), when it starts and then, at most every `PUBLISH_EVERY` seconds, after its store changed: from a
-thread of its own, never on a request's path. The copy is written whole to a temporary file and renamed over the
-last one, so a reader never sees a half-written copy; the server removes it when it stops cleanly, and one left by
-a killed server still opens (its age is told).
+for a writer), when it starts and then, at most every `PUBLISH_EVERY` seconds (less often for a store whose copy
+takes long: `pause`), after its store changed: from a thread of its own, never on a request's path. The copy is
+written whole to a temporary file and renamed over the last one, so a reader never sees a half-written copy; the
+server removes it when it stops cleanly, and one left by a killed server still opens (its age is told).
 
 Reads open the database itself, and only when another process holds it open the copy instead.
 """
@@ -27,8 +27,12 @@ from loom.replay.connection import MEMORY, Connection, StoreError, StoreLocked, 
 from loom.replay.store import Store
 
 PUBLISH_EVERY = 2.0
-"""Seconds between two copies at most (or the last copy's time, if longer): a copy of a 10,000-game store (2.1M
-events, 72 MB) took 1.6 to 4.9 s on a busy 2-core machine."""
+"""Seconds between two copies at most, for a store that copies quickly (see `SHARE`)."""
+SHARE = 0.2
+"""The most of the time the publisher spends copying. A copy is made whole, so its time grows with the store: a
+1,000-game store (6 MB) took 0.25 s here, a 10,000-game one (72 MB) 1.6 to 4.9 s on a busy 2-core machine, and
+DuckDB copies on every core. A large store is published less often rather than copied most of the time beside the
+appends; the CLI says how old the copy it reads is."""
 
 _ALIAS = "loom_readers_copy"
 log = logging.getLogger("loom.readers")
@@ -78,6 +82,12 @@ def publish(db: Connection, copy: Path) -> None:
         shutil.rmtree(aside, ignore_errors=True)
 
 
+def pause(every: float, took: float) -> float:
+    """Seconds to wait after a copy that took `took`: `every`, or long enough that copying takes at most `SHARE`
+    of the time (one copy every `every` seconds however busy the writer)."""
+    return max(every, took * (1 - SHARE) / SHARE)
+
+
 class Publisher:
     """A thread that publishes the readers' copy of a store at start and after changes, at most every `every` s."""
 
@@ -119,9 +129,7 @@ class Publisher:
                     log.warning("could not publish the readers' copy %s: %s", self.copy, error)
                 took = time.monotonic() - started
                 log.debug("published %s in %.2f s", self.copy, took)
-                # At most one copy every `every` seconds however busy the writer, and copying a large store never
-                # takes more than half of a core.
-                self._stopping.wait(max(self.every, took))
+                self._stopping.wait(pause(self.every, took))
         finally:
             self._db.close()
 

@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
-from loom.replay.readers import publish, readers_path
+from loom.replay.readers import pause, publish, readers_path
 from loom.replay.store import Store
 from loom.service.server import free_port
 from tests.cli.run import logs, ok, record
@@ -162,3 +162,8 @@ def test_without_a_copy_a_locked_database_is_the_same_one_line_error(tmp_path: P
     with held_by_another_process(db):
         code, _, stderr = logs("list", "--db", db)
     assert code == 2 and stderr.count("\n") == 1 and "is locked by another process" in stderr
+
+
+def test_a_quick_copy_is_published_every_two_seconds_and_a_slow_one_at_most_a_fifth_of_the_time() -> None:
+    assert pause(2.0, 0.25) == 2.0
+    assert pause(2.0, 5.0) == pytest.approx(20.0)  # 5 s copying, 20 s waiting: a fifth of the time
