@@ -10,7 +10,17 @@ from loom.engine.stones_of_fate.actions import Choose, Flip, GiveDeath, Move, Pe
 from loom.engine.stones_of_fate.cards import COLOURS, POINTS
 from loom.engine.stones_of_fate.rules import to_move
 from loom.engine.stones_of_fate.score import card_points
-from loom.engine.stones_of_fate.state import DECK, SUPPLY, StonesState, grid_of, place, position, side_edges, winner
+from loom.engine.stones_of_fate.state import (
+    DECK,
+    SUPPLY,
+    StonesState,
+    grid_of,
+    place,
+    position,
+    side_edges,
+    winner,
+    winner_at,
+)
 
 COLOUR_NUMBER = {name: number for number, name in enumerate(COLOURS)}
 
@@ -34,7 +44,7 @@ def promise(state: StonesState) -> list[float]:
     for p, c in enumerate(state.spread):
         if c < 0:
             continue
-        seat = winner(state.stones, side_edges(state, p), c)
+        seat = winner_at(state, p)
         if seat is not None:
             out[seat] += PROMISE * gain(state.collections[seat], c)
     return out
