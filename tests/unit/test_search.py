@@ -240,12 +240,13 @@ def trees_of_two_true_states(name: str, tuning: Tuning) -> list[list[Any]]:
     seat = game.to_move(state)
     other = game.determinize(game.view(state, seat), seat, Random(8))  # other hidden cards, the same view
     assert other != state and game.view(other, seat) == game.view(state, seat)
-    trees = []
-    for position in (state, other):
-        view = game.view(position, seat)
-        bot = IsmctsBot(game, budget=12, tuning=tuning)
-        trees.append(shape(bot.search(view, bot.candidates(view, game.legal_actions(view), Random(5)), Random(5))))
-    return trees
+    return [searched(game, game.view(position, seat), tuning) for position in (state, other)]
+
+
+def searched(game: Any, view: Any, tuning: Tuning) -> list[Any]:
+    """The shape of the tree a 12-iteration search grows from `view` (the same random numbers every time)."""
+    bot = IsmctsBot(game, budget=12, tuning=tuning)
+    return shape(bot.search(view, bot.candidates(view, game.legal_actions(view), Random(5)), Random(5)))
 
 
 @pytest.mark.parametrize("name", GAMES)

@@ -15,7 +15,7 @@ from loom.engine.search import IsmctsBot, leaf_points
 from loom.engine.stones_of_fate.bots import PROMISE, gain
 from loom.engine.stones_of_fate.score import scores as stones_scores
 from loom.engine.stones_of_fate.state import EMPTY, set_at, winner_at
-from tests.unit.test_search import LIGHT, middle, shape, trees_of_two_true_states
+from tests.unit.test_search import LIGHT, middle, searched, trees_of_two_true_states
 
 PROMISING = ("stones-of-fate",)
 """The games with a `promise`."""
@@ -52,11 +52,7 @@ def test_without_a_weight_the_promise_is_never_asked_and_the_tree_is_unchanged(n
     asked: list[Any] = []
     watched = without_promise(game, asked)
     view = game.view(middle(name), game.to_move(middle(name)))
-    trees = []
-    for rules in (game, watched):
-        bot = IsmctsBot(rules, budget=12, tuning=LIGHT)
-        trees.append(shape(bot.search(view, bot.candidates(view, game.legal_actions(view), Random(5)), Random(5))))
-    assert trees[0] == trees[1] and not asked
+    assert searched(game, view, LIGHT) == searched(watched, view, LIGHT) and not asked
 
 
 @pytest.mark.parametrize("name", PROMISING)
