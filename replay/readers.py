@@ -89,29 +89,40 @@ def pause(every: float, took: float) -> float:
 
 
 class Publisher:
-    """A thread that publishes the readers' copy of a store at start and after changes, at most every `every` s."""
+    """A thread that publishes the readers' copy of a store at start and after changes, at most every `every` s.
 
-    def __init__(self, store: Store, *, every: float = PUBLISH_EVERY) -> None:
+    Not `ready`, it publishes nothing until told `ready()`: a server's first copy waits for the projector's first
+    pass, so that no reader finds a game recorded before the server started without its facts."""
+
+    def __init__(self, store: Store, *, every: float = PUBLISH_EVERY, ready: bool = True) -> None:
         self.copy = readers_path(store.path)
         self.every = every
         self._db = store.cursor().db  # a connection of the thread's own: the server's cursors stay its requests'
         self._changed = threading.Event()
         self._stopping = threading.Event()
-        self._changed.set()  # the first copy is published as soon as the thread runs
+        self._changed.set()  # the first copy is published as soon as the thread runs (and is ready)
+        self._ready = threading.Event()
+        if ready:
+            self._ready.set()
         self._thread = threading.Thread(target=self._run, name="loom-readers", daemon=True)
         self.published = 0  # copies published so far, for the tests
 
     @classmethod
-    def start(cls, store: Store, *, every: float = PUBLISH_EVERY) -> Publisher | None:
+    def start(cls, store: Store, *, every: float = PUBLISH_EVERY, ready: bool = True) -> Publisher | None:
         """A running publisher for `store`, or None for an in-memory store (nobody else can read it anyway)."""
         if store.path == MEMORY:
             return None
-        publisher = cls(store, every=every)
+        publisher = cls(store, every=every, ready=ready)
         publisher._thread.start()
         return publisher
 
     def changed(self) -> None:
         """Say that the store changed: a new copy is published within `every` seconds."""
+        self._changed.set()
+
+    def ready(self) -> None:
+        """Say that the store may be copied from now on (and copy it)."""
+        self._ready.set()
         self._changed.set()
 
     def _run(self) -> None:
@@ -121,6 +132,8 @@ class Publisher:
                 if self._stopping.is_set():
                     return
                 self._changed.clear()
+                if not self._ready.is_set():  # a change before it is ready: `ready()` publishes it
+                    continue
                 started = time.monotonic()
                 try:
                     publish(self._db, self.copy)

@@ -65,10 +65,16 @@ class Database:
         self._latest: OrderedDict[int, tuple[GameInfo, Any]] = OrderedDict()
         self._latest_lock = threading.Lock()
         # Other processes cannot open the file while this one holds it: they read the copy published beside it.
-        self.publisher = Publisher.start(self.store, every=publish_every)
+        self.publisher = Publisher.start(self.store, every=publish_every, ready=False)
         # The facts projections follow the log on a thread of their own, off the appends' hot path; the readers'
-        # copy is published again once they are (a report reads only the games projected to their end).
-        self.projector = Following.start(self.store, self.publisher.changed if self.publisher else lambda: None)
+        # copy is first published once their first pass is done, and again after each batch they commit (a report
+        # reads only the games projected to their end).
+        publisher = self.publisher
+        self.projector = (
+            Following.start(self.store, publisher.changed, publisher.ready)
+            if publisher is not None
+            else Following.start(self.store)
+        )
         self.journal: Journal | None = None
         if journal and self.store.path != MEMORY:
             self.journal = Journal(

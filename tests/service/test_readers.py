@@ -15,9 +15,11 @@ from typing import Any
 import httpx
 import pytest
 
-from loom.replay.readers import pause, publish, readers_path
+from loom.replay.readers import Publisher, pause, publish, readers_path
 from loom.replay.store import Store
+from loom.service.context import Service
 from loom.service.server import free_port
+from loom.service.settings import Settings
 from tests.cli.run import logs, ok, record
 from tests.locks import held_by_another_process
 from tests.service.client import ADMIN, Api
@@ -167,3 +169,37 @@ def test_without_a_copy_a_locked_database_is_the_same_one_line_error(tmp_path: P
 def test_a_quick_copy_is_published_every_two_seconds_and_a_slow_one_at_most_a_fifth_of_the_time() -> None:
     assert pause(2.0, 0.25) == 2.0
     assert pause(2.0, 5.0) == pytest.approx(20.0)  # 5 s copying, 20 s waiting: a fifth of the time
+
+
+def test_a_publisher_not_ready_publishes_nothing_until_told(tmp_path: Path) -> None:
+    db = record(tmp_path / "waits.duckdb", "motto", 1)
+    with Store.open(db) as store:
+        publisher = Publisher.start(store, every=0.05, ready=False)
+        assert publisher is not None
+        try:
+            publisher.changed()
+            time.sleep(0.3)
+            assert publisher.published == 0 and not readers_path(db).exists()
+            publisher.ready()
+            deadline = time.monotonic() + PUBLISHED
+            while publisher.published == 0:
+                assert time.monotonic() < deadline
+                time.sleep(0.05)
+        finally:
+            publisher.stop()
+
+
+def test_the_servers_first_copy_has_the_facts_of_the_games_recorded_before_it_started(tmp_path: Path) -> None:
+    db = record(tmp_path / "before.duckdb", "motto", 3)
+    service = Service.open(Settings(str(db), admin_token=ADMIN))
+    try:
+        deadline = time.monotonic() + PUBLISHED
+        while not readers_path(db).exists():
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        with Store.open(readers_path(db), read_only=True) as copy:
+            finished = copy.db.all("SELECT count(*) FROM games WHERE status = 'finished'")[0][0]
+            projected = copy.db.all("SELECT count(DISTINCT game_id) FROM results")[0][0]
+        assert finished == projected == 3
+    finally:
+        service.close()
