@@ -63,7 +63,8 @@ def tell_state(game: Game, state: Any, viewer: Viewer, seats: int) -> Told:
     mover = game.to_move(state)
     legal = None
     if mover is not None and mover != CHANCE_TO_MOVE and viewer in (mover, OMNISCIENT):
-        legal = [game.action_json(action) for action in game.legal_actions(game.view(state, mover))]
+        seen = view if viewer == mover else game.view(state, mover)  # a seat to move has its view already
+        legal = [game.action_json(action) for action in game.legal_actions(seen)]
     return Told(game.describe(view), "chance" if mover == CHANCE_TO_MOVE else mover, legal)
 
 
