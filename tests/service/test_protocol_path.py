@@ -119,17 +119,25 @@ def _request(game: dict[str, Any], body: Any, route: str = "actions", role: str 
     return head.encode() + b"\r\n" + content
 
 
+def _connect(service: Service, protocol: type[CoalescingHttp], keep_alive: float = 5.0) -> tuple[CoalescingHttp, Wire]:
+    """A connection of a server running `protocol`, on the running loop, and its transport."""
+    config = uvicorn.Config(
+        serving_app(service), http=protocol, loop="asyncio", log_config=None, timeout_keep_alive=keep_alive
+    )
+    config.load()
+    state = ServerState()
+    state.default_headers = [DATE]
+    connection = protocol(config=config, server_state=state, app_state={}, _loop=asyncio.get_running_loop())
+    wire = Wire()
+    connection.connection_made(wire)
+    return connection, wire
+
+
 def _exchange(service: Service, protocol: type[CoalescingHttp], *pieces: bytes, answers: int = 1) -> Exchanged:
     """What the server writes back for the request bytes, sent in these pieces on one connection."""
 
     async def run() -> Exchanged:
-        config = uvicorn.Config(serving_app(service), http=protocol, loop="asyncio", log_config=None)
-        config.load()
-        state = ServerState()
-        state.default_headers = [DATE]
-        connection = protocol(config=config, server_state=state, app_state={}, _loop=asyncio.get_running_loop())
-        wire = Wire()
-        connection.connection_made(wire)
+        connection, wire = _connect(service, protocol)
         for piece in pieces:
             connection.data_received(piece)
             await asyncio.sleep(0)
@@ -265,3 +273,51 @@ def test_an_append_the_writer_queued_is_answered_once_written_and_the_next_after
     assert queued.sent.startswith(b"HTTP/1.1 200 OK") and queued.cycled
     seqs = [orjson.loads(part.split(b"HTTP/1.1", 1)[0])["seq"] for part in queued.sent.split(b"\r\n\r\n")[1:]]
     assert seqs == [seq + 1, seq + 2]
+
+
+KEEP = 0.4
+"""The keep-alive timeout of the tests below, in seconds."""
+
+
+def test_a_connection_answering_within_the_keep_alive_timeout_stays_open_and_idle_it_is_closed(
+    service: Service,
+) -> None:
+    game = _twins(service)[0]
+
+    async def run() -> list[bool]:
+        connection, wire = _connect(service, appending_http(serving_app(service)), keep_alive=KEEP)
+        closed = []
+        for step in range(4):  # an answer every half timeout: two timeouts in all
+            connection.data_received(_request(game, {"expected_seq": game["seq"] + step, "action": {"type": "draw"}}))
+            await asyncio.sleep(KEEP / 2)
+            closed.append(wire.closed)
+        await asyncio.sleep(KEEP / 2 + 0.2)  # idle a whole timeout since the last answer
+        closed.append(wire.closed)
+        connection.connection_lost(None)
+        return closed
+
+    assert asyncio.run(run()) == [False, False, False, False, True]
+
+
+def test_a_request_under_way_is_not_cut_by_the_keep_alive_timeout(service: Service) -> None:
+    game = _twins(service)[0]
+
+    async def run() -> tuple[bool, bool, bool, bytes]:
+        connection, wire = _connect(service, appending_http(serving_app(service)), keep_alive=KEEP)
+        connection.data_received(_request(game, {"expected_seq": game["seq"], "action": {"type": "draw"}}))
+        await asyncio.sleep(0.05)
+        request = _request(game, {"expected_seq": game["seq"] + 1, "action": {"type": "draw"}})
+        connection.data_received(request[:-5])  # its body's end comes two timeouts later
+        await asyncio.sleep(2 * KEEP)
+        waiting = wire.closed
+        connection.data_received(request[-5:])
+        await asyncio.sleep(KEEP / 2)
+        answered = wire.closed
+        await asyncio.sleep(KEEP / 2 + 0.2)
+        idle = wire.closed
+        connection.connection_lost(None)
+        return waiting, answered, idle, bytes(wire.sent)
+
+    waiting, answered, idle, sent = asyncio.run(run())
+    assert (waiting, answered, idle) == (False, False, True)
+    assert sent.count(b"HTTP/1.1 200 OK") == 2
