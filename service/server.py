@@ -427,8 +427,8 @@ class AppendingHttp(CoalescingHttp):
     """`CoalescingHttp`, with each append the writer takes at once answered in the parser's callbacks.
 
     An append request that `FastAppends` takes (`taken`), arriving while no other request of its connection is
-    under way, on HTTP/1.1 kept alive, is not made an ASGI request: no scope, no cycle, no task, no messages (about a
-    tenth of an append's CPU on the event loop). Its body is gathered as it is parsed; once complete, its job is
+    under way, on HTTP/1.1 kept alive, is not made an ASGI request: no scope, no cycle, no task, no messages (about
+    13 us of CPU a request, a twelfth of an append's on the event loop). Its body is gathered as it is parsed; once complete, its job is
     handed to the writer, and if the writer wrote it at once (it was idle), the answer is written out here, with
     uvicorn's head (`date`) and access-log line: the same bytes uvicorn's cycle would write. Everything else is
     uvicorn's as before: a request not taken, one whose body is too large or malformed (handed to the application
@@ -465,9 +465,10 @@ class AppendingHttp(CoalescingHttp):
             super().on_body(body)
             return
         self._body += body
-        if len(self._body) > self.appends.limit:
+        if len(self._body) > self.appends.limit:  # the application refuses it (413), as it comes
             self._taken = None
             self._cycle(self.app, self._body)
+            self._body = b""
 
     def on_message_complete(self) -> None:
         taken = self._taken
