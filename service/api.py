@@ -9,11 +9,8 @@ EventSource opens without headers: it also takes `?token=`."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import re
-from collections.abc import Iterable
 from concurrent.futures import Future
-from dataclasses import dataclass
 from typing import Annotated, Any
 
 import orjson
@@ -192,16 +189,6 @@ _APPEND = re.compile(r"/games/([0-9]{1,18})/(actions|events)")
 _JSON = b"application/json"
 _HEADERS = [(b"content-type", _JSON), (b"x-content-type-options", b"nosniff")]
 _ANSWER: TypeAdapter[dict[str, Any]] = TypeAdapter(dict[str, Any])
-_FORWARDED = (b"x-forwarded-for", b"x-forwarded-proto")
-
-
-@dataclass(slots=True)
-class Taken:
-    """A write the fast path takes: its route ("actions" or "events"), game and Authorization header."""
-
-    route: str
-    game_id: int
-    authorization: bytes | None
 
 
 class FastAppends:
@@ -222,10 +209,24 @@ class FastAppends:
         self.limit = service.settings.max_body
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        taken = None
+        found = None
         if scope["type"] == "http" and scope["method"] == "POST" and not scope["query_string"]:
-            taken = self.taken(scope["path"], scope["headers"])
-        if taken is None:
+            found = _APPEND.fullmatch(scope["path"])
+        if found is None:
+            await self.app(scope, receive, send)
+            return
+        content_type = authorization = length = None
+        for name, value in scope["headers"]:  # the first of each, as Starlette's Headers.get reads them
+            if name == b"content-type":
+                content_type = value if content_type is None else content_type
+            elif name == b"authorization":
+                authorization = value if authorization is None else authorization
+            elif name == b"content-length":
+                length = value if length is None else length
+        if content_type is None or content_type.lower() != _JSON or (length is not None and not length.isdigit()):
+            await self.app(scope, receive, send)
+            return
+        if length is not None and int(length) > self.limit:
             await self.app(scope, receive, send)
             return
         received: list[Message] = []
@@ -242,68 +243,39 @@ class FastAppends:
                 return
             if not message.get("more_body", False):
                 break
-        job = self.job(taken, body)
+        job = self._job(found[2], int(found[1]), body, authorization)
         if job is None:
             await self._hand_over(received, scope, receive, send)
             return
-        status, headers, answer = await self.answer(job, scope["path"])
+        status, headers, answer = await self._answer(job, scope["path"])
         await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": answer})
 
-    def taken(self, path: str, headers: Iterable[tuple[bytes, bytes]]) -> Taken | None:
-        """The route, game and Authorization header of a POST to `path` (no query) that the fast path takes, its
-        body still to read; None if the full application must answer it."""
-        found = _APPEND.fullmatch(path)
-        if found is None:
-            return None
-        content_type = authorization = length = None
-        for name, value in headers:  # the first of each, as Starlette's Headers.get reads them
-            if name == b"content-type":
-                content_type = value if content_type is None else content_type
-            elif name == b"authorization":
-                authorization = value if authorization is None else authorization
-            elif name == b"content-length":
-                length = value if length is None else length
-            elif name in _FORWARDED:  # uvicorn's proxy headers may rewrite the client: its full path
-                return None
-        if content_type is None or content_type.lower() != _JSON:
-            return None
-        if length is not None and (not length.isdigit() or int(length) > self.limit):
-            return None
-        return Taken(found[2], int(found[1]), authorization)
-
-    def job(self, taken: Taken, body: bytes) -> Future[Any] | None:
+    def _job(self, route: str, game_id: int, body: bytes, authorization: bytes | None) -> Future[Any] | None:
         """The write the request asks for, handed to the writer; None if the full application must answer it."""
         # A body's depth is at most its count of brackets: only one with many pays the exact count.
         if body.count(b"[") + body.count(b"{") > MAX_DEPTH and nesting(body) > MAX_DEPTH:
             return None
         try:
             parsed = orjson.loads(body)  # where orjson and json.loads differ (NaN, surrogates), orjson refuses
-            model = (ActionBody if taken.route == "actions" else EventsBody).model_validate(parsed)
+            model = (ActionBody if route == "actions" else EventsBody).model_validate(parsed)
         except (orjson.JSONDecodeError, ValidationError):
             return None
-        authorization = taken.authorization
         caller = Caller(None if authorization is None else bearer(authorization.decode("latin-1")))
         try:
             if isinstance(model, ActionBody):
-                return writing.act(self.service, caller, taken.game_id, model, now=True)
-            return writing.write_events(self.service, caller, taken.game_id, model, now=True)
+                return writing.act(self.service, caller, game_id, model, now=True)
+            return writing.write_events(self.service, caller, game_id, model, now=True)
         except Exception as error:  # refused before it reached the writer: answered as any refusal
             refused: Future[Any] = Future()
             refused.set_exception(error)
             return refused
 
-    async def answer(self, job: Future[Any], path: str) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+    async def _answer(self, job: Future[Any], path: str) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
         """The status, headers and body of the answer to a write, once it is committed or refused."""
-        if not job.done():  # written on the loop's thread (the writer was idle), it is: no hop through the loop
-            with contextlib.suppress(Exception):  # a refusal: answered below, from the job
-                await asyncio.wrap_future(job)
-        return self.response(job, path)
-
-    def response(self, job: Future[Any], path: str) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
-        """`answer`, for a write already committed or refused."""
         try:
-            answer = _encoded(job.result())
+            # Written on the loop's thread (the writer was idle): done already, no hop through the loop's queue.
+            answer = _encoded(job.result() if job.done() else await asyncio.wrap_future(job))
         except LoomError as error:
             response = loom_error_response(error, self.service.db.path)
             return response.status_code, [*response.raw_headers, _HEADERS[1]], bytes(response.body)

@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
+from starlette.types import ASGIApp
 
 from loom.service import api, board, errors, pages, recorder
 from loom.service.context import Service
@@ -49,6 +50,6 @@ def create_app(service: Service) -> FastAPI:
     return app
 
 
-def serving_app(service: Service) -> api.FastAppends:
+def serving_app(service: Service) -> ASGIApp:
     """What the server runs: the application, with the append routes answered on their fast path first."""
     return api.FastAppends(create_app(service), service)

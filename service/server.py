@@ -20,13 +20,11 @@ from urllib.parse import unquote_plus
 
 import click
 import uvicorn
-from starlette.types import ASGIApp, Receive, Scope, Send
 from uvicorn.logging import AccessFormatter
-from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from loom.engine.registry import playable
 from loom.events.base import LoomError
-from loom.service.api import FastAppends, Taken
 from loom.service.app import serving_app
 from loom.service.context import Service
 from loom.service.settings import Settings, check
@@ -374,154 +372,14 @@ class _Coalesced:
 
 
 class CoalescingHttp(HttpToolsProtocol):
-    """uvicorn's httptools protocol, each connection's writes coalesced (`_Coalesced`), its keep-alive timer lazy.
-
-    uvicorn closes a connection left idle for `timeout_keep_alive` seconds after its last answer, with a timer it
-    cancels on every read and starts again after every answer: about 3 us a request. Here the timer is started once
-    for an idle spell and left running; when it fires, it looks at when the connection last answered and last read:
-    a request under way keeps the connection open (the next answer starts the timer again), an answer since the
-    timer started waits out the rest of the timeout, and an idle connection is closed, as uvicorn closes it."""
+    """uvicorn's httptools protocol, each connection's writes coalesced (`_Coalesced`)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.access_logger = cast(logging.Logger, _QuickAccess(self.access_logger))
-        self._read = self._answered = 0.0  # the loop's time of the last read and of the last answer
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(cast(asyncio.Transport, _Coalesced(transport, self.loop)))
-
-    def _unset_keepalive_if_required(self) -> None:
-        # uvicorn calls this on every read (and once the connection is lost, which `connection_lost` handles)
-        self._read = self.loop.time()
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        if self.timeout_keep_alive_task is not None:
-            self.timeout_keep_alive_task.cancel()
-            self.timeout_keep_alive_task = None
-        super().connection_lost(exc)
-
-    def on_response_complete(self) -> None:
-        # uvicorn's, but for the timer: started only if none is running
-        self.server_state.total_requests += 1
-        if self.transport.is_closing():
-            return
-        self._answered = self.loop.time()
-        self.flow.resume_reading()
-        if self.pipeline:
-            cycle, app = self.pipeline.pop()
-            self._start_asgi_task(cycle, app)
-        elif self.timeout_keep_alive_task is None:
-            handler = self.timeout_keep_alive_handler
-            self.timeout_keep_alive_task = self.loop.call_later(self.timeout_keep_alive, handler)
-
-    def timeout_keep_alive_handler(self) -> None:
-        self.timeout_keep_alive_task = None
-        if self._read > self._answered:  # a request under way: its answer starts the timer again
-            return
-        left = self._answered + self.timeout_keep_alive - self.loop.time()
-        if left > 0:
-            self.timeout_keep_alive_task = self.loop.call_later(left, self.timeout_keep_alive_handler)
-        else:
-            super().timeout_keep_alive_handler()
-
-
-class AppendingHttp(CoalescingHttp):
-    """`CoalescingHttp`, with each append the writer takes at once answered in the parser's callbacks.
-
-    An append request that `FastAppends` takes (`taken`), arriving while no other request of its connection is
-    under way, on HTTP/1.1 kept alive, is not made an ASGI request: no scope, no cycle, no task, no messages (about
-    13 us of CPU a request, a twelfth of an append's on the event loop). Its body is gathered as it is parsed; once complete, its job is
-    handed to the writer, and if the writer wrote it at once (it was idle), the answer is written out here, with
-    uvicorn's head (`date`) and access-log line: the same bytes uvicorn's cycle would write. Everything else is
-    uvicorn's as before: a request not taken, one whose body is too large or malformed (handed to the application
-    whole), and an append the writer queued (a cycle whose application awaits the answer)."""
-
-    appends: FastAppends  # set in a subclass of its own (`appending_http`)
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._taken: Taken | None = None
-        self._body = b""
-
-    def on_headers_complete(self) -> None:
-        parser, cycle = self.parser, self.cycle
-        if (
-            parser.get_method() == b"POST"
-            and (cycle is None or cycle.response_complete)
-            and not self.pipeline
-            and parser.get_http_version() == "1.1"
-            and parser.should_keep_alive()
-            and not parser.should_upgrade()
-            and not self.expect_100_continue
-            and not self.root_path
-        ):
-            self._taken = self.appends.taken(self.url.decode("latin-1"), self.headers)
-            if self._taken is not None:
-                self._body = b""
-                return
-        self._taken = None
-        super().on_headers_complete()
-
-    def on_body(self, body: bytes) -> None:
-        if self._taken is None:
-            super().on_body(body)
-            return
-        self._body += body
-        if len(self._body) > self.appends.limit:  # the application refuses it (413), as it comes
-            self._taken = None
-            self._cycle(self.app, self._body)
-            self._body = b""
-
-    def on_message_complete(self) -> None:
-        taken = self._taken
-        if taken is None:
-            super().on_message_complete()
-            return
-        self._taken = None
-        path, body = self.url.decode("latin-1"), self._body
-        job = self.appends.job(taken, body)
-        if job is None:  # not a body the route accepts: the application's own answer
-            self._cycle(self.app, body)
-        elif not job.done():  # the writer queued it: a cycle awaits its answer, in this connection's order
-            answer = self.appends.answer
-
-            async def answered(scope: Scope, receive: Receive, send: Send) -> None:
-                status, headers, content = await answer(job, path)
-                await send({"type": "http.response.start", "status": status, "headers": headers})
-                await send({"type": "http.response.body", "body": content})
-
-            self._cycle(answered, b"")
-        else:
-            self._respond(path, *self.appends.response(job, path))
-            return
-        super().on_message_complete()
-
-    def _cycle(self, app: ASGIApp, body: bytes) -> None:
-        """The request as uvicorn's cycle, answered by `app`, with the body received so far."""
-        self.app, kept = app, self.app
-        try:
-            super().on_headers_complete()
-        finally:
-            self.app = kept
-        if body:
-            super().on_body(body)
-
-    def _respond(self, path: str, status: int, headers: list[tuple[bytes, bytes]], body: bytes) -> None:
-        """Write the answer as uvicorn's cycle writes it (`RequestResponseCycle.send`), and end the request."""
-        if self.access_log:
-            client = f"{self.client[0]}:{self.client[1]}" if self.client else ""  # uvicorn's get_client_addr
-            self.access_logger.info('%s - "%s %s HTTP/%s" %d', client, "POST", path, "1.1", status)
-        head = [STATUS_LINE[status]]
-        for name, value in (*self.server_state.default_headers, *headers):
-            head += (name, b": ", value, b"\r\n")
-        head += (b"\r\n", body)
-        self.transport.write(b"".join(head))
-        self.on_response_complete()
-
-
-def appending_http(appends: FastAppends) -> type[AppendingHttp]:
-    """The protocol of a server whose append routes `appends` answers."""
-    return type("LoomHttp", (AppendingHttp,), {"appends": appends})
 
 
 def _check_port(settings: Settings) -> None:
@@ -541,16 +399,15 @@ def server_for(settings: Settings, *, log_level: str = "info") -> LoomServer:
     _check_port(settings)
     playable()  # every game's engine imported now, not by the first request of its kind, on the event loop
     service = Service.open(settings)
-    app = serving_app(service)
     config = uvicorn.Config(
-        app,
+        serving_app(service),
         host=settings.host.strip("[]"),
         port=settings.port,
         log_level=log_level,
         timeout_graceful_shutdown=GRACE,
         lifespan="on",
         loop="uvloop",  # named, not "auto": the event loop and HTTP parser in C that the figures are measured on
-        http=appending_http(app),  # httptools, appends answered in its callbacks
+        http=CoalescingHttp,  # httptools, each response in one write
         server_header=False,  # no `server: uvicorn` on every answer (Date, which HTTP asks for, stays)
     )
     hide_tokens_in_access_log()
