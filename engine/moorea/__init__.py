@@ -32,7 +32,7 @@ GAME: Game[MooreaState, Action] = Game(
     describe=render.describe,
     parse_action=actions.parse_action,
     action_json=actions.action_json,
-    search=Tuning(budget=60, explore=0.0, horizon=40, spread=8.0),
+    search=Tuning(budget=60, explore=0.0, horizon=12, spread=8.0, promise=1.0),  # bench/profiles/ismcts.md, Moorea
     promise=promise,
     report=("points-by-source", "products"),
 )
