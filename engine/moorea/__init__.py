@@ -3,7 +3,7 @@
 from loom.engine.bots import RandomBot
 from loom.engine.moorea import actions, determinize, facts, render, rules, score
 from loom.engine.moorea.actions import Action
-from loom.engine.moorea.bots import GreedyBot
+from loom.engine.moorea.bots import GreedyBot, promise
 from loom.engine.moorea.cards import MAX_PLAYERS, MIN_PLAYERS
 from loom.engine.moorea.state import MooreaState
 from loom.engine.protocol import Game, Tuning
@@ -32,6 +32,7 @@ GAME: Game[MooreaState, Action] = Game(
     describe=render.describe,
     parse_action=actions.parse_action,
     action_json=actions.action_json,
-    search=Tuning(budget=60, explore=0.0, horizon=40, spread=8.0),
+    search=Tuning(budget=60, explore=0.0, horizon=12, spread=8.0, promise=1.0),  # bench/profiles/ismcts.md, Moorea
+    promise=promise,
     report=("points-by-source", "products"),
 )

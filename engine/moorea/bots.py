@@ -143,3 +143,33 @@ def _demand(view: MooreaState, worth: dict[int, float]) -> list[float]:
 
 
 COST_ITEMS = tuple(tuple((code, n) for code, n in enumerate(product.need) if n) for product in PRODUCTS)
+
+
+CARD_HOPE = (0.4, 0.4, 0.4, 0.4, 0.5, 1.0, 1.0, 1.0)
+"""What a hand card no owned store takes is worth toward a product (seashells, wood, bamboo, clay, fish: about a
+card's share of a product's points, less the cards lost to exchanges and discards; fish more, a joker with a net;
+stoneware, hut, canoe: two commodities already spent, R8)."""
+LAY_HOPE = 0.9  # a hand card an owned store takes: its points there, a turn's action away (R5, R11)
+
+
+def promise(state: MooreaState) -> list[float]:
+    """What each seat's holdings promise beyond its score (a leaf evaluation for the search, `Game.promise`): the hand
+    (a card an owned store takes at `LAY_HOPE` of that store's points per card, the best such store; any other at its
+    `CARD_HOPE`), and what tools, production sites and stores are still worth by the game's remaining part (the
+    greedy bot's `TOOL_USE`, `SITE_USE`, `STORE_HOPE` times `_progress_left`): R5-R11. Read from a full state, a
+    determinization: a hand card hidden there (HIDDEN, negative) counts for nobody."""
+    left = _progress_left(state)
+    out = []
+    for hand, tools, owned in zip(state.hands, state.tools, state.owned, strict=True):
+        rate = list(CARD_HOPE)
+        future = sum(TOOL_USE[kind] for kind in tools)
+        for p in owned:
+            product = PRODUCTS[p]
+            if product.kind == "store":
+                future += STORE_HOPE * product.per_card
+                for code in product.accepts:
+                    rate[code] = max(rate[code], LAY_HOPE * product.per_card)
+            elif product.kind == "production site":
+                future += SITE_USE
+        out.append(left * future + sum(rate[code] for code in hand if code >= 0))
+    return out

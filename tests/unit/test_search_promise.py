@@ -9,6 +9,9 @@ from typing import Any
 
 import pytest
 
+from loom.engine.moorea.bots import CARD_HOPE, LAY_HOPE, SITE_USE, STORE_HOPE, TOOL_USE
+from loom.engine.moorea.bots import promise as moorea_promise
+from loom.engine.moorea.cards import FISH, PRODUCTS, SPEAR
 from loom.engine.protocol import Game, Tuning
 from loom.engine.registry import get_game
 from loom.engine.search import IsmctsBot, leaf_points
@@ -17,7 +20,7 @@ from loom.engine.stones_of_fate.score import scores as stones_scores
 from loom.engine.stones_of_fate.state import EMPTY, set_at, winner_at
 from tests.unit.test_search import LIGHT, middle, searched, trees_of_two_true_states
 
-PROMISING = ("stones-of-fate",)
+PROMISING = ("stones-of-fate", "moorea")
 """The games with a `promise`."""
 WEIGHED = dataclasses.replace(LIGHT, promise=1.0)
 
@@ -109,3 +112,36 @@ def test_stones_of_fate_a_card_s_gain_is_the_score_it_adds_with_its_collection_s
     before = stones_scores(dataclasses.replace(state, collections=(held,)))[0]
     after = stones_scores(dataclasses.replace(state, collections=(held + (card,),)))[0]
     assert gain(held, card) == after - before
+
+
+def moorea_seat(
+    hand: tuple[int, ...] = (), tools: tuple[int, ...] = (), owned: tuple[int, ...] = (), pile: int = 0
+) -> Any:
+    """A Moorea determinization whose seat 0 holds exactly these, with `pile` product cards left to draw."""
+    state = world("moorea")
+    return dataclasses.replace(
+        state,
+        hands=((hand,) + state.hands[1:]),
+        tools=((tools,) + state.tools[1:]),
+        owned=((owned,) + state.owned[1:]),
+        pile=state.pile[:pile],
+    )
+
+
+def product(name: str) -> int:
+    return next(p for p, card in enumerate(PRODUCTS) if card.name == name)
+
+
+def test_moorea_r11_a_hand_card_an_owned_store_takes_promises_that_store_s_points() -> None:
+    jetty, canoe = product("jetty"), PRODUCTS[product("canoe")].hand_code  # the jetty: 3 points a canoe laid
+    bare, stored = moorea_seat(hand=(canoe, FISH)), moorea_seat(hand=(canoe, FISH), owned=(jetty,))
+    assert moorea_promise(bare)[0] == pytest.approx(CARD_HOPE[canoe] + CARD_HOPE[FISH])
+    assert moorea_promise(stored)[0] == pytest.approx(LAY_HOPE * 3 + CARD_HOPE[FISH])  # the pile gone: no hope left
+
+
+def test_moorea_r5_r6_tools_sites_and_stores_promise_their_use_only_while_the_pile_lasts() -> None:
+    forest, well = product("forest"), product("well")
+    ended, early = (moorea_seat(tools=(SPEAR,), owned=(forest, well), pile=n) for n in (0, 25))
+    assert moorea_promise(ended)[0] == 0.0
+    use = TOOL_USE[SPEAR] + SITE_USE + STORE_HOPE * PRODUCTS[well].per_card
+    assert moorea_promise(early)[0] == pytest.approx(use)
