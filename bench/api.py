@@ -17,7 +17,12 @@ reported as a figure of its own (ms per game, games/s). The games a phase leaves
 same server. Should a phase use up its pool, its clients create games inside the window, as before, and the report
 counts them. The floor and the load client are as they were.
 
+With `--rate R` the clients do not send as soon as they are answered: together they offer R requests a second, each
+on a pace of its own (one sends at once when it is behind). Two servers, or two versions of one, are then compared by
+their CPU per append at the same rate, which the machine's load moves much less than it moves a closed loop's rate.
+
     .venv/bin/python bench/api.py            # 8 s per phase, 1,000 recorded games, 1,000 reads
+    .venv/bin/python bench/api.py --clients 8 --rate 3000 --repeat 3   # CPU per append at 3,000 appends/s
     .venv/bin/python bench/api.py --quick    # 2 s per phase, 100 games, 200 reads
     .venv/bin/python bench/api.py --before /work/main/.venv/bin/python   # and main's Loom, served first
 """
@@ -176,22 +181,51 @@ async def top_up(pool: list[dict[str, Any]], target: int, host: str, port: int, 
 
 
 class Phase:
-    """Shared by a phase's clients: when timing starts and stops, every timed append, and the games to play."""
+    """Shared by a phase's clients: when timing starts and stops, every timed append, the games to play, and with a
+    `rate` the time between two requests of one client."""
 
-    def __init__(self, warmup: float, seconds: float, pool: list[dict[str, Any]] | None = None) -> None:
+    def __init__(
+        self,
+        warmup: float,
+        seconds: float,
+        pool: list[dict[str, Any]] | None = None,
+        rate: float = 0.0,
+        clients: int = 1,
+    ) -> None:
         now = time.perf_counter()
         self.start, self.stop = now + warmup, now + warmup + seconds
+        self.interval = clients / rate if rate else 0.0
         self.times: list[float] = []
         self.answered = 0  # every request answered, warm-up included: the server's CPU is read over all of them
         self.pool = pool if pool is not None else []
         self.created_in_window = 0
 
 
+class Pace:
+    """When a client of a phase with a `rate` sends its next request: every `interval` seconds from a start of its
+    own (the clients staggered over one interval), at once when it is behind. Without a rate, always at once."""
+
+    def __init__(self, phase: Phase, seed: int) -> None:
+        self.interval = phase.interval
+        self.due = time.perf_counter() + self.interval * Random(seed).random()
+
+    async def wait(self) -> None:
+        if not self.interval:
+            return
+        now = time.perf_counter()
+        if self.due > now:
+            await asyncio.sleep(self.due - now)
+        # behind by more than an interval (the server is saturated): the schedule starts again from now, so the
+        # client does not send a burst to catch up
+        self.due = max(self.due, now - self.interval) + self.interval
+
+
 async def loom_client(phase: Phase, host: str, port: int, seed: int) -> None:
     """Append actions of the table to games of its own, the next game from the pool whenever one ends."""
-    rng, connection = Random(seed), await Connection.open(host, port)
+    rng, connection, pace = Random(seed), await Connection.open(host, port), Pace(phase, seed)
     game: dict[str, Any] = {"now": {"status": "finished"}}
     while True:
+        await pace.wait()
         if game["now"]["status"] == "finished":
             if phase.pool:
                 game = phase.pool.pop()
@@ -214,9 +248,10 @@ async def loom_client(phase: Phase, host: str, port: int, seed: int) -> None:
 
 async def floor_client(phase: Phase, host: str, port: int, seed: int) -> None:
     """Insert rows of an event-sized payload, one per request."""
-    connection, seq = await Connection.open(host, port), 0
+    connection, seq, pace = await Connection.open(host, port), 0, Pace(phase, seed)
     payload = {"type": "motto.play", "card": "mirror", "score": [1, 2, 3], "seat": seed % 3}
     while True:
+        await pace.wait()
         sent = time.perf_counter()
         if sent >= phase.stop:
             break
@@ -238,6 +273,7 @@ async def drive(
     seconds: float,
     pool: list[dict[str, Any]],
     target: int,
+    rate: float = 0.0,
 ) -> dict[str, Any]:
     """Run one phase (Loom's after topping up its pool of open games to `target`); appends/s over the timed seconds,
     each append's time, each game creation's time, the games left open, and the server's CPU per request from the
@@ -250,7 +286,7 @@ async def drive(
         creations = await top_up(pool, target, host, int(port), clients, len(pool) + target)
     creating = time.perf_counter() - start
     client = loom_client if kind == "loom" else floor_client
-    phase = Phase(warmup, seconds, pool)
+    phase = Phase(warmup, seconds, pool, rate, clients)
     cpu = cpu_seconds(pid)
     await asyncio.gather(*(client(phase, host, int(port), 1000 + i) for i in range(clients)))
     cpu = cpu_seconds(pid) - cpu
@@ -273,12 +309,13 @@ def load(
     seconds: float,
     pool: list[dict[str, Any]],
     target: int = 0,
+    rate: float = 0.0,
 ) -> dict[str, Any]:
     """One phase, driven from a process of its own (so the load and the server are each one process)."""
     with tempfile.TemporaryDirectory(prefix="loom-api-load-") as tmp:
         out, given = Path(tmp) / "phase.json", Path(tmp) / "pool.json"
         given.write_bytes(orjson.dumps(pool))
-        spec = json.dumps([kind, *server, clients, warmup, seconds, str(out), str(given), target])
+        spec = json.dumps([kind, *server, clients, warmup, seconds, str(out), str(given), target, rate])
         subprocess.run([sys.executable, __file__, "--drive", spec], check=True, cwd=_BENCH.parent)
         return orjson.loads(out.read_bytes())  # type: ignore[no-any-return]
 
@@ -307,10 +344,18 @@ def main() -> None:
         metavar="PYTHON",
         help="also serve with this interpreter's Loom (another checkout's venv: the figures before a change)",
     )
+    p.add_argument(
+        "--rate",
+        type=float,
+        default=0.0,
+        help="requests/s offered in all, paced, instead of each client sending as soon as answered: the servers' CPU "
+        "per request is then compared at equal rates (a closed loop's rate moves with the machine)",
+    )
     args = p.parse_args()
     if args.drive:
-        kind, base, pid, clients, warmup, seconds, out, given, target = json.loads(args.drive)
-        phase = drive(kind, base, pid, clients, warmup, seconds, orjson.loads(Path(given).read_bytes()), target)
+        kind, base, pid, clients, warmup, seconds, out, given, target, rate = json.loads(args.drive)
+        pool = orjson.loads(Path(given).read_bytes())
+        phase = drive(kind, base, pid, clients, warmup, seconds, pool, target, rate)
         # To a file, not stdout: a line of 64 KB and more printed to the pipe was cut, now and then.
         Path(out).write_bytes(orjson.dumps(uvloop.run(phase) if uvloop is not None else asyncio.run(phase)))
         return
@@ -318,6 +363,8 @@ def main() -> None:
     warmup = 1.0
     params: dict[str, Any] = {"recorded_games": games, "seconds_per_phase": seconds, "warmup_s": warmup, "reads": reads}
     params["repeats"] = args.repeat
+    if args.rate:
+        params["offered_rate"] = f"{args.rate:,.0f} requests/s in all, paced (a client behind its pace sends at once)"
     params["pool"] = f"games created before each phase: enough for {POOL_RATE:,} appends/s, at least 2 per client"
     report = Report(NAME, "The HTTP service: appends next to the one-row-per-request floor", params)
     with temp_dir(NAME) as tmp:
@@ -348,7 +395,7 @@ def main() -> None:
                     target = max(2 * clients, -(-POOL_RATE * int(warmup + seconds) // APPENDS_PER_GAME))
                     for kind, server in bases.items():
                         driver = "floor" if kind == "floor" else "loom"
-                        done = load(driver, server, clients, warmup, seconds, pools[kind], target)
+                        done = load(driver, server, clients, warmup, seconds, pools[kind], target, args.rate)
                         pools[kind] = done.pop("pool")
                         runs.setdefault((kind, clients), []).append(done)
             merged = {key: _merged(done) for key, done in runs.items()}
@@ -366,7 +413,8 @@ def main() -> None:
                 report.add(f"Loom, {label}", ours["rate"], "appends/s", note, f"appends_{clients}")
                 note = f"p50 {floor_spread['p50']:.1f} ms, p99 {floor_spread['p99']:.1f} ms"
                 report.add(f"floor, {label}", theirs["rate"], "rows/s", note, f"floor_{clients}")
-                report.add(f"Loom / floor, {label}", ours["rate"] / theirs["rate"], "x", key=f"ratio_{clients}")
+                note = "both paced (--rate): not the ratio of what each can serve" if args.rate else ""
+                report.add(f"Loom / floor, {label}", ours["rate"] / theirs["rate"], "x", note, f"ratio_{clients}")
                 report.add(f"Loom p99, {label}", spread["p99"], "ms", key=f"appends_{clients}_p99")
                 note = f"the floor's server: {theirs['cpu_us']:,.0f} us a row"
                 report.add(f"Loom server CPU per append, {label}", ours["cpu_us"], "us", note, f"cpu_{clients}")
