@@ -24,6 +24,10 @@ Each visit of a root action is one iteration of SO-ISMCTS in that round's world:
    also scores an unfinished one (with `Tuning.promise`, its scores plus what each seat's holdings promise: the
    game's `promise`, a leaf evaluation read from the determinization);
 5. backpropagation: each node on the path adds the reward of the seat that moved into it.
+A node below the root is keyed by the actions that lead to it, so after a chance event the searcher sees (its own
+draw) the node it reaches is the same whatever it drew. With `Tuning.observed` the searcher's own nodes are told
+apart by its view there, as the paper's information sets are: a keep grown having drawn other cards is then not
+offered to it (off by default: measured in Moirai only, bench/profiles/ismcts.md).
 The decision is the best of the last round (the most visited; ties: the better mean), if it beats the greedy bot's
 choice over their shared worlds by `confidence` standard errors; else the greedy bot's choice.
 
