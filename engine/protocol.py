@@ -49,6 +49,7 @@ class Tuning:
     exploration: float = 0.7  # UCB1's constant below the root (rewards in [0, 1]; Cowling, Powley and Whitehouse's)
     widening: float = 0.5  # a node below the root visited n times may have 1 + widening * sqrt(n) children
     policy_replies: bool = False  # the others' moves below the root: the light policy's from their view in each world
+    observed: bool = False  # the searcher's own nodes below the root told apart by what it has seen there (its view)
     promise: float = 0.0  # the weight of the game's `promise` in the points that score an unfinished playout (0: off)
 
 

@@ -24,6 +24,10 @@ Each visit of a root action is one iteration of SO-ISMCTS in that round's world:
    also scores an unfinished one (with `Tuning.promise`, its scores plus what each seat's holdings promise: the
    game's `promise`, a leaf evaluation read from the determinization);
 5. backpropagation: each node on the path adds the reward of the seat that moved into it.
+A node below the root is keyed by the actions that lead to it, so after a chance event the searcher sees (its own
+draw) the node it reaches is the same whatever it drew. With `Tuning.observed` the searcher's own nodes are told
+apart by its view there, as the paper's information sets are: a keep grown having drawn other cards is then not
+offered to it (off by default: measured in Moirai only, bench/profiles/ismcts.md).
 The decision is the best of the last round (the most visited; ties: the better mean), if it beats the greedy bot's
 choice over their shared worlds by `confidence` standard errors; else the greedy bot's choice.
 
@@ -110,7 +114,7 @@ class Node:
     Its statistics are those of the action that leads to it: `visits`, `total` (the sum of the rewards of the seat
     that played that action) and `available` (the parent's visits in which that action was legal)."""
 
-    __slots__ = ("children", "visits", "total", "available", "rewards")
+    __slots__ = ("children", "visits", "total", "available", "rewards", "seen")
 
     def __init__(self) -> None:
         self.children: dict[Any, Node] = {}
@@ -118,6 +122,18 @@ class Node:
         self.total = 0.0
         self.available = 0
         self.rewards: list[float] = []  # a root child's reward in each visit, the k-th in the k-th world
+        self.seen: dict[Any, Node] | None = None  # with `Tuning.observed`: the searcher's information sets here
+
+    def information_set(self, view: Any) -> Node:
+        """The node of the searcher's information set `view` reached by this node's actions: its decisions there
+        are grown apart from those it makes having seen something else (another card drawn), whose legal actions
+        and best choices differ. Its `visits` count the iterations that reached it."""
+        if self.seen is None:
+            self.seen = {}
+        node = self.seen.get(view)
+        if node is None:
+            node = self.seen[view] = Node()
+        return node
 
     def ucb(self, c: float) -> float:
         """UCB1 with the availability count in place of the parent's visits."""
@@ -306,8 +322,12 @@ class IsmctsBot:
         state = step(game, world, action, play)
         path = [node]
         movers = [seat]
+        sets: list[Node] = []
         expanded = node.visits == 0  # a new root child: its playout starts here
         while not expanded and (mover := to_move(state)) is not None:
+            if mover == seat and tuning.observed:
+                node = node.information_set(view_of(state, seat))
+                sets.append(node)
             legal = legal_actions(state)
             children = node.children
             present = [a for a in legal if a in children]
@@ -337,6 +357,8 @@ class IsmctsBot:
         for visited, who in zip(path, movers):
             visited.visits += 1
             visited.total += rewards[who]
+        for visited in sets:
+            visited.visits += 1
 
     def expand(self, seen: Any, untried: Sequence[Any], rng: Random) -> Any:
         """The untried action a node grows first: the light policy's choice from the mover's own view (now and then

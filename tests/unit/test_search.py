@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from loom.engine.bots import RandomBot
+from loom.engine.moirai.actions import Draw
 from loom.engine.play import act, chance_rng, play_out, start
 from loom.engine.protocol import HIDDEN, Game
 from loom.engine.registry import BadBudget, get_bot, get_game, with_budget
@@ -455,3 +456,21 @@ def test_the_tree_s_moves_count_against_the_playout_s_horizon() -> None:
     bot.choose(view, game.legal_actions(view), Random(3))
     assert max(bot.horizons) == 8  # a new root action: its playout starts after it
     assert min(bot.horizons) < 8  # below the root, the moves in the tree are part of the look-ahead
+
+
+def test_with_observed_the_searcher_s_own_decisions_are_grown_per_information_set() -> None:
+    # Moirai (M7): after its own draw the searcher keeps one of three cards it has seen; a keep grown in a world
+    # where it drew other cards is no choice of this information set (Cowling, Powley and Whitehouse's nodes)
+    game = get_game("moirai")
+    state = middle("moirai", 13)  # a turn's first choice: to draw, or to take a pile
+    view = game.view(state, game.to_move(state))
+    seat = view.seat
+    bot = IsmctsBot(game, budget=60, tuning=dataclasses.replace(LIGHT, observed=True))
+    draw, take = Draw(), bot.candidates(view, game.legal_actions(view), Random(1))[0]
+    root = bot.search(view, [draw, take], Random(3))
+    after = root.children[draw]
+    assert not after.children and after.seen and len(after.seen) > 1  # one node per hand of three drawn cards
+    assert sum(node.visits for node in after.seen.values()) == after.visits - 1  # every visit but the first's
+    for seen, node in after.seen.items():
+        assert game.to_move(seen) == seat and seen.seat == seat  # the searcher's own view, about to keep
+        assert node.children and set(node.children) <= set(game.legal_actions(seen))
