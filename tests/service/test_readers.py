@@ -8,7 +8,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -76,11 +76,16 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
 def created(served: Served) -> dict[str, Any]:
     """A game created through the API, once the copy readers see has it."""
     game = served.api.create("motto", ["Ann", "Ben", "Cy"], seed=5)
-    deadline = time.monotonic() + PUBLISHED
-    while game["id"] not in _listed_ids(served.db):
-        assert time.monotonic() < deadline, "the new game never reached the readers' copy"
-        time.sleep(0.5)
+    eventually(lambda: game["id"] in _listed_ids(served.db), "the new game never reached the readers' copy")
     return game
+
+
+def eventually(condition: Callable[[], bool], what: str) -> None:
+    """Wait until `condition()` holds: at most PUBLISHED seconds, or the test fails saying `what` never happened."""
+    deadline = time.monotonic() + PUBLISHED
+    while not condition():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.2)
 
 
 def _listed_ids(db: Path) -> set[int]:
@@ -96,10 +101,7 @@ def _note(stderr: str, pid: int) -> None:
 
 def test_the_server_publishes_a_copy_beside_its_database(served: Served) -> None:
     assert readers_path(served.db) == served.db.with_name("served.readers.duckdb")
-    deadline = time.monotonic() + PUBLISHED
-    while not readers_path(served.db).exists():
-        assert time.monotonic() < deadline
-        time.sleep(0.2)
+    eventually(readers_path(served.db).exists, "no copy was published")
 
 
 def test_logs_list_reads_the_copy_and_says_so(served: Served, created: dict[str, Any]) -> None:
@@ -132,10 +134,7 @@ def test_a_write_is_refused_in_one_line_while_the_server_runs(served: Served) ->
 def test_a_server_stopped_cleanly_removes_its_copy(tmp_path: Path) -> None:
     db = record(tmp_path / "stops.duckdb", "motto", 1)
     server = Served(db)
-    deadline = time.monotonic() + PUBLISHED
-    while not readers_path(db).exists():
-        assert time.monotonic() < deadline
-        time.sleep(0.2)
+    eventually(readers_path(db).exists, "no copy was published")
     server.stop()
     assert not readers_path(db).exists()
     assert [path.name for path in tmp_path.iterdir() if "readers" in path.name] == []
@@ -181,10 +180,7 @@ def test_a_publisher_not_ready_publishes_nothing_until_told(tmp_path: Path) -> N
             time.sleep(0.3)
             assert publisher.published == 0 and not readers_path(db).exists()
             publisher.ready()
-            deadline = time.monotonic() + PUBLISHED
-            while publisher.published == 0:
-                assert time.monotonic() < deadline
-                time.sleep(0.05)
+            eventually(lambda: publisher.published > 0, "nothing was published once ready")
         finally:
             publisher.stop()
 
@@ -193,10 +189,7 @@ def test_the_servers_first_copy_has_the_facts_of_the_games_recorded_before_it_st
     db = record(tmp_path / "before.duckdb", "motto", 3)
     service = Service.open(Settings(str(db), admin_token=ADMIN))
     try:
-        deadline = time.monotonic() + PUBLISHED
-        while not readers_path(db).exists():
-            assert time.monotonic() < deadline
-            time.sleep(0.05)
+        eventually(readers_path(db).exists, "no copy was published")
         with Store.open(readers_path(db), read_only=True) as copy:  # `logs simulate` leaves the facts to project
             last = copy.db.all("SELECT id, last_seq FROM games ORDER BY id")
             projected = copy.db.all("SELECT game_id, seq FROM projected ORDER BY game_id")
