@@ -128,7 +128,7 @@ def play_one(
     game = get_game(name)
     rng = Random(f"loom/bench/{NAME}/{name}/{seed}/{index // len(ORDERS)}")  # one deal for six seat orders
     state, steps = start(game, list(order), rng)
-    mine = dataclasses.replace(game.search, seconds=seconds, **dict(changes))
+    mine = dataclasses.replace(game.search, **({"seconds": seconds} | dict(changes)))  # `--set seconds=`: time odds
     old = dataclasses.replace(OLD.get(name, game.search), seconds=seconds)
     timed = seconds > 0
     made = {
