@@ -36,7 +36,8 @@ the time and samples worlds until its end (`Clock`), so two searches can be comp
 
 Two enhancements, both from the paper's family: the root searches only the greedy bot's best `candidates` actions
 (Stones of Fate offers a hundred stone moves a turn, most pointless; a budget of forty iterations could not even
-try them once), and chance events inside the tree are sampled, not nodes (a draw is part of the determinization).
+try them once; with `Tuning.options`, the best of each of the game's options first, off by default: measured in
+Moirai only), and chance events inside the tree are sampled, not nodes (a draw is part of the determinization).
 
 The bot sees only its view: `choose` and `search` are handed the view, never the true state, every determinization
 is dealt from it, and the playouts' bots see only their own views of the determinization.
