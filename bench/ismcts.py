@@ -128,7 +128,7 @@ def play_one(
     game = get_game(name)
     rng = Random(f"loom/bench/{NAME}/{name}/{seed}/{index // len(ORDERS)}")  # one deal for six seat orders
     state, steps = start(game, list(order), rng)
-    mine = dataclasses.replace(game.search, seconds=seconds, **dict(changes))
+    mine = dataclasses.replace(game.search, **({"seconds": seconds} | dict(changes)))  # `--set seconds=`: time odds
     old = dataclasses.replace(OLD.get(name, game.search), seconds=seconds)
     timed = seconds > 0
     made = {
@@ -198,7 +198,8 @@ def main() -> None:
     p.add_argument("--game", action="append", choices=GAMES, help="only this game (repeat for several)")
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes (default: every core)")
     p.add_argument("--budget", type=int, default=None, help="ISMCTS's iterations in the games (no time budget)")
-    p.add_argument("--set", action="append", type=change, default=[], help="a field of ISMCTS's tuning: blend=0.75")
+    odds = "seconds=0.2: its own time a move, as odds"
+    p.add_argument("--set", action="append", type=change, default=[], help=f"ISMCTS's tuning: blend=0.75 ({odds})")
     p.add_argument("--ms", type=float, default=None, help="time per move of both searches (default: the old one's)")
     args = p.parse_args()
     CHANGES.update(args.set)
@@ -232,6 +233,8 @@ def main() -> None:
         equal = args.budget or budget
         seconds = 0.0 if args.budget else (args.ms / 1000 if args.ms else flat_s)
         given = f"{1000 * seconds:.0f} ms per move" if seconds else f"{equal} iterations"
+        if "seconds" in CHANGES:  # `--set seconds=`: ISMCTS has its own time, the old search `--ms`
+            given += f", ISMCTS {1000 * CHANGES['seconds']:.0f} ms: time odds"
         report.section(f"{name}: mcts (ISMCTS) with {budget} iterations per move, {len(states)} positions")
         report.add("bare random playouts", round(floor, 1), "/s", f"floor: whole games, {length:.0f} decisions each",
                    key=f"{key}_random_per_s")  # fmt: skip

@@ -51,6 +51,7 @@ class Tuning:
     policy_replies: bool = False  # the others' moves below the root: the light policy's from their view in each world
     observed: bool = False  # the searcher's own nodes below the root told apart by what it has seen there (its view)
     promise: float = 0.0  # the weight of the game's `promise` in the points that score an unfinished playout (0: off)
+    options: bool = False  # the root's candidates: the greedy bot's best of each distinct option first (`Game.option`)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, eq=False)  # one object per game: equal only to itself, hashable
@@ -127,6 +128,10 @@ class Game(Generic[S, A]):
     """Points each seat's holdings promise beyond its score, read from a full state (the search's determinization,
     dealt from the searcher's view): added, weighted by `Tuning.promise`, to the scores of an unfinished playout's end.
     None: the game has no such evaluation, and a playout's end is scored by its points alone."""
+    option: Callable[[A], Any] | None = None
+    """What an action decides beyond how it is carried out (Moirai: draw, take pile 2, keep card 17, wherever the
+    cards go): with `Tuning.options`, the search's root covers the distinct options before variants of one. None:
+    every action is an option of its own."""
     report: tuple[str, ...] = ()
     """The figures of this game's report section beyond those every game has, in order (`REPORT_SECTIONS`)."""
 

@@ -36,7 +36,8 @@ the time and samples worlds until its end (`Clock`), so two searches can be comp
 
 Two enhancements, both from the paper's family: the root searches only the greedy bot's best `candidates` actions
 (Stones of Fate offers a hundred stone moves a turn, most pointless; a budget of forty iterations could not even
-try them once), and chance events inside the tree are sampled, not nodes (a draw is part of the determinization).
+try them once; with `Tuning.options`, the best of each of the game's options first, off by default: measured in
+Moirai only), and chance events inside the tree are sampled, not nodes (a draw is part of the determinization).
 
 The bot sees only its view: `choose` and `search` are handed the view, never the true state, every determinization
 is dealt from it, and the playouts' bots see only their own views of the determinization.
@@ -274,8 +275,24 @@ class IsmctsBot:
         return decision(self.search(view, order, rng), order, self.tuning.confidence)
 
     def candidates(self, view: Any, legal: Sequence[Any], rng: Random) -> list[Any]:
-        """The greedy bot's best few legal actions, best first: the root's actions, in the order they are tried."""
-        return best_first(self.ranker, view, legal, self.tuning.candidates, rng)
+        """The greedy bot's best few legal actions, best first: the root's actions, in the order they are tried.
+        With `Tuning.options` (and a game that names its options), the greedy bot's best action of each option
+        comes first, best first, and only then its next best: the root compares taking a pile with drawing, not six
+        ways of placing one pile's cards, which a few dozen playouts cannot tell apart."""
+        count, option = self.tuning.candidates, self.game.option
+        if not self.tuning.options or option is None:
+            return best_first(self.ranker, view, legal, count, rng)
+        kinds: dict[Any, list[Any]] = {}
+        for action in legal:
+            kinds.setdefault(option(action), []).append(action)
+        heads = [
+            actions[0] if len(actions) == 1 else self.ranker.choose(view, actions, rng) for actions in kinds.values()
+        ]
+        place = {action: index for index, action in enumerate(legal)}
+        heads.sort(key=place.__getitem__)  # in legal order, as the ranker saw them: its ties go the same way
+        order = best_first(self.ranker, view, heads, count, rng)
+        chosen = set(order)
+        return order + best_first(self.ranker, view, [a for a in legal if a not in chosen], count - len(order), rng)
 
     def search(self, view: Any, actions: Sequence[Any], rng: Random) -> Node:
         """The tree grown by `budget` iterations from the seat to move's `view`, the root's actions being `actions`

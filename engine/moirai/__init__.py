@@ -32,6 +32,7 @@ GAME: Game[MoiraiState, Action] = Game(
     describe=render.describe,
     parse_action=actions.parse_action,
     action_json=actions.action_json,
+    option=actions.option,
     search=Tuning(budget=40, horizon=16, spread=4.0, confidence=0.5),
     report=("objectives",),  # its sources are its objectives, drawn by their own figure
 )

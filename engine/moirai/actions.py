@@ -149,6 +149,16 @@ def legal_actions(state: MoiraiState) -> list[Action]:
     return actions
 
 
+def option(action: Action) -> tuple[str, int]:
+    """What an action decides, wherever its cards go: to draw, which pile to take, which drawn card to keep."""
+    match action:
+        case Keep(placement=(card, _, _)):
+            return ("keep", card)
+        case Take(pile=pile):
+            return ("take", pile)
+    return ("draw", 0)
+
+
 def resolve(state: MoiraiState, action: Action, rng: Random) -> list[Payload]:
     """The event of the seat's action; a draw names the top cards (or, deck order unknown, unseen cards by rng)."""
     match action:

@@ -474,3 +474,19 @@ def test_with_observed_the_searcher_s_own_decisions_are_grown_per_information_se
     for seen, node in after.seen.items():
         assert game.to_move(seen) == seat and seen.seat == seat  # the searcher's own view, about to keep
         assert node.children and set(node.children) <= set(game.legal_actions(seen))
+
+
+def test_with_options_the_root_weighs_each_option_before_another_way_of_placing_one() -> None:
+    # Moirai (M7, M8): drawing, or taking one of the piles; the greedy bot's six best are here six arrangements of
+    # one pile's cards, and drawing is not among them
+    game = get_game("moirai")
+    state = middle("moirai", 16)
+    view = game.view(state, game.to_move(state))
+    legal = game.legal_actions(view)
+    options = {game.option(action) for action in legal}
+    plain = IsmctsBot(game, tuning=Tuning()).candidates(view, legal, Random(1))
+    wide = IsmctsBot(game, tuning=Tuning(options=True)).candidates(view, legal, Random(1))
+    assert len({game.option(action) for action in plain}) == 1 < len(options)
+    assert {game.option(action) for action in wide} == options and Draw() in wide
+    assert wide[0] == plain[0] == get_bot(game, "greedy").choose(view, legal, Random(1))  # what the search must beat
+    assert len(wide) == len(set(wide)) == 6 and set(wide) <= set(legal)
