@@ -246,6 +246,22 @@ def best_first(ranker: Bot, view: Any, legal: Sequence[Any], count: int, rng: Ra
     return out
 
 
+def each_option_first(
+    ranker: Bot, view: Any, legal: Sequence[Any], option: Callable[[Any], Any], count: int, rng: Random
+) -> list[Any]:
+    """The `count` legal actions `ranker` likes best, best first, its best of each `option` before any second best
+    of one: the same first action as `best_first`."""
+    kinds: dict[Any, list[Any]] = {}
+    for action in legal:
+        kinds.setdefault(option(action), []).append(action)
+    heads = [actions[0] if len(actions) == 1 else ranker.choose(view, actions, rng) for actions in kinds.values()]
+    place = {action: index for index, action in enumerate(legal)}
+    heads.sort(key=place.__getitem__)  # in legal order, as the ranker saw them: its ties go the same way
+    order = best_first(ranker, view, heads, count, rng)
+    chosen = set(order)
+    return order + best_first(ranker, view, [a for a in legal if a not in chosen], count - len(order), rng)
+
+
 class IsmctsBot:
     """The `mcts` bot: SO-ISMCTS with `budget` iterations per decision (or, when its tuning says `seconds`, as many
     as that time allows), one determinization each, from its seat's view only. `now` is the clock of a time budget."""
@@ -282,17 +298,7 @@ class IsmctsBot:
         count, option = self.tuning.candidates, self.game.option
         if not self.tuning.options or option is None:
             return best_first(self.ranker, view, legal, count, rng)
-        kinds: dict[Any, list[Any]] = {}
-        for action in legal:
-            kinds.setdefault(option(action), []).append(action)
-        heads = [
-            actions[0] if len(actions) == 1 else self.ranker.choose(view, actions, rng) for actions in kinds.values()
-        ]
-        place = {action: index for index, action in enumerate(legal)}
-        heads.sort(key=place.__getitem__)  # in legal order, as the ranker saw them: its ties go the same way
-        order = best_first(self.ranker, view, heads, count, rng)
-        chosen = set(order)
-        return order + best_first(self.ranker, view, [a for a in legal if a not in chosen], count - len(order), rng)
+        return each_option_first(self.ranker, view, legal, option, count, rng)
 
     def search(self, view: Any, actions: Sequence[Any], rng: Random) -> Node:
         """The tree grown by `budget` iterations from the seat to move's `view`, the root's actions being `actions`
