@@ -9,7 +9,8 @@ client, hand-written requests, orjson), no HTTP library. Each client waits for t
 sending the next (the answer lists the legal actions it picks the next one from), and takes another game when its
 game ends. Each phase runs for a fixed time after a warm-up; appends/s is over that time, p50/p99 of every append in
 it. Beside each rate, the server's CPU per request over the phase (read from /proc): the machine's load moves it
-much less than the rates, so it tells a change of the code from a change of the machine.
+much less than the rates, so it tells a change of the code from a change of the machine. The load's own CPU per
+request is reported too: what of the two cores it leaves the servers.
 
 The games are created before the timed window, as the floor's table exists before its: each of Loom's phases first
 tops up a pool of open games (`POST /games`, then its first `GET /state`) with as many clients, and that creation is
@@ -287,11 +288,12 @@ async def drive(
     creating = time.perf_counter() - start
     client = loom_client if kind == "loom" else floor_client
     phase = Phase(warmup, seconds, pool, rate, clients)
-    cpu = cpu_seconds(pid)
+    cpu, own = cpu_seconds(pid), cpu_seconds(os.getpid())
     await asyncio.gather(*(client(phase, host, int(port), 1000 + i) for i in range(clients)))
-    cpu = cpu_seconds(pid) - cpu
+    cpu, own = cpu_seconds(pid) - cpu, cpu_seconds(os.getpid()) - own
     return {
         "cpu_us": 1e6 * cpu / max(1, phase.answered),
+        "load_cpu_us": 1e6 * own / max(1, phase.answered),
         "rate": len(phase.times) / seconds,
         "times": phase.times,
         "creations": creations,
@@ -418,6 +420,8 @@ def main() -> None:
                 report.add(f"Loom p99, {label}", spread["p99"], "ms", key=f"appends_{clients}_p99")
                 note = f"the floor's server: {theirs['cpu_us']:,.0f} us a row"
                 report.add(f"Loom server CPU per append, {label}", ours["cpu_us"], "us", note, f"cpu_{clients}")
+                note = f"for the floor: {theirs['load_cpu_us']:,.0f} us a row"
+                report.add(f"the load's CPU per append, {label}", ours["load_cpu_us"], "us", note, f"load_{clients}")
                 if clients in before:
                     old = percentiles([t * 1000 for t in before[clients]["times"]])
                     note = f"p50 {old['p50']:.1f} ms, p99 {old['p99']:.1f} ms ({args.before})"
@@ -453,6 +457,7 @@ def _merged(runs: list[dict[str, Any]]) -> dict[str, Any]:
     return {
         "rate": statistics.median(run["rate"] for run in runs),
         "cpu_us": statistics.median(run["cpu_us"] for run in runs),
+        "load_cpu_us": statistics.median(run["load_cpu_us"] for run in runs),
         "times": [t for run in runs for t in run["times"]],
         "creations": [t for run in runs for t in run["creations"]],
         "creating_s": sum(run["creating_s"] for run in runs),
