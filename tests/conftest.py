@@ -3,6 +3,7 @@ databases are in tests/cli/conftest.py)."""
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,6 +12,11 @@ import pytest
 from loom.engine.registry import get_game
 from loom.replay.simulate import simulate
 from loom.replay.store import MEMORY, Store
+
+# The Ctrl-C tests press it as a terminal does. A shell starts a background job (`pytest &`, a CI step) with Ctrl-C
+# ignored, which every command those tests start would inherit: here the tests' processes take it as Python does
+# in a terminal, and the commands they start get the default (a handler is not inherited, an ignored signal is).
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(params=["memory", "file"])
