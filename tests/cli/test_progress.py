@@ -13,6 +13,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -128,7 +129,26 @@ class _Terminal:
         return code, took, shown.strip().splitlines()[-1]
 
 
-def test_ctrl_c_stops_an_import_within_a_second_and_leaves_the_store_as_it_was(tmp_path: Path) -> None:
+@pytest.fixture
+def terminal() -> Iterator[Callable[..., _Terminal]]:
+    """Starts `logs` commands on a pseudo-terminal; any still running when the test ends (it failed) is killed, so
+    a simulation of 100,000 games does not go on beside the rest of the suite."""
+    started: list[_Terminal] = []
+
+    def start(*args: str | Path, stdin: int | None = None) -> _Terminal:
+        started.append(_Terminal(*args, stdin=stdin))
+        return started[-1]
+
+    yield start
+    for command in started:
+        if command.process.poll() is None:
+            command.process.kill()
+            command.process.wait()
+
+
+def test_ctrl_c_stops_an_import_within_a_second_and_leaves_the_store_as_it_was(
+    terminal: Callable[..., _Terminal], tmp_path: Path
+) -> None:
     """Chunks are staged (committed where no reader looks) when Ctrl-C comes, the file still coming: all of it goes."""
     db = tmp_path / "t.duckdb"
     with Store.open(db) as store:
@@ -140,7 +160,7 @@ def test_ctrl_c_stops_an_import_within_a_second_and_leaves_the_store_as_it_was(t
     before = _games(fresh)
     # More chunks than the workers hold in flight (2 workers): the first is staged while the file still comes.
     assert text.count("\n") > (2 * WINDOW + 1) * CHUNK_LINES
-    command = _Terminal("import", "-", "--db", fresh, stdin=subprocess.PIPE)
+    command = terminal("import", "-", "--db", fresh, stdin=subprocess.PIPE)
     stdin = command.process.stdin
     assert stdin is not None
     head = text[: text.rindex('{"format"')].encode()  # every game but the last: the file goes on, as from a pipe
@@ -164,9 +184,11 @@ def test_ctrl_c_stops_an_import_within_a_second_and_leaves_the_store_as_it_was(t
         assert store.con.execute(staged).fetchone() == (0,)
 
 
-def test_ctrl_c_stops_a_simulation_within_a_second_keeping_whole_batches_only(tmp_path: Path) -> None:
+def test_ctrl_c_stops_a_simulation_within_a_second_keeping_whole_batches_only(
+    terminal: Callable[..., _Terminal], tmp_path: Path
+) -> None:
     db = tmp_path / "t.duckdb"
-    command = _Terminal("simulate", "moorea", "-n", "100000", "-p", "4", "--db", db)
+    command = terminal("simulate", "moorea", "-n", "100000", "-p", "4", "--db", db)
     command.wait_for("simulating")
     time.sleep(1)
     code, took, said = command.ctrl_c()
