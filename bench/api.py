@@ -453,7 +453,7 @@ def main() -> None:
 
 
 def _merged(runs: list[dict[str, Any]]) -> dict[str, Any]:
-    """Repeated phases as one: the median rate and server CPU per request, and every append's time."""
+    """Repeated phases as one: the median rate, server CPU and load CPU per request, and every append's time."""
     return {
         "rate": statistics.median(run["rate"] for run in runs),
         "cpu_us": statistics.median(run["cpu_us"] for run in runs),
