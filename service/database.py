@@ -10,7 +10,8 @@ acknowledged when the read began, which costs one comparison when nothing is pen
 
 Settings, from the environment (`logs serve` has no flags for them): `LOGS_JOURNAL_FSYNC=1` fsyncs the journal
 after each group (an acknowledged append then survives a power loss, not only a crash of the server);
-`LOGS_JOURNAL_SETTLE` is the seconds the mover lets appends gather (default 0.05; a reader never waits for it).
+`LOGS_JOURNAL_SETTLE` is the seconds the mover lets appends gather (default 0.5; a reader never waits for it; the
+journal is flushed to the disk every `journal.SYNC` seconds meanwhile).
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -216,6 +217,36 @@ def test_a_caught_up_mover_starts_a_fresh_file_and_the_next_records_are_written_
         kept.close()
     with Store.open(path) as store:
         assert store.game_row(game_id).last_seq == live[game_id][0].last_seq
+
+
+def test_while_the_mover_lets_appends_gather_the_journal_is_flushed_to_the_disk_every_sync_interval(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    flushed: list[int] = []
+    flush = os.fdatasync
+
+    def fdatasync(fd: int) -> None:
+        flushed.append(fd)
+        flush(fd)
+
+    monkeypatch.setattr(journal_file.os, "fdatasync", fdatasync)
+    path = tmp_path / "flushed.duckdb"
+    game_id, live = _one_game(path, seed=4)
+    with Store.open(path) as store:
+        kept = Journal(store.cursor(), settle=3600)  # no move: only the flushes make the record durable
+        try:
+            assert not flushed  # nothing acknowledged, nothing to flush
+            kept.append([_next_action(live, game_id, Random(1))])
+            deadline = time.monotonic() + 10
+            while not flushed and time.monotonic() < deadline:
+                time.sleep(journal_file.SYNC / 5)
+            assert flushed and flushed[0] == kept._file.fd
+            assert kept.moved == 0
+            count = len(flushed)
+            time.sleep(5 * journal_file.SYNC)
+            assert len(flushed) == count  # nothing new acknowledged: no flush
+        finally:
+            kept.close()
 
 
 def test_moving_in_again_after_a_crash_between_the_commit_and_the_cut_writes_nothing_twice(tmp_path: Path) -> None:
