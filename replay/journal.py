@@ -6,11 +6,10 @@ writer checks a group of appends against the live state, writes them to `<db>.jo
 too), and answers. A mover thread then drains the journal into DuckDB in large groups (`replay.writing.append_games`:
 one statement per table for a whole move, every `SETTLE` seconds unless a read hurries it), recording in the same
 DuckDB transaction how far it has moved (the meta key `journal_moved`: generation and offset), so a crash between the
-two moves nothing twice. Once caught up (or once
-the file has grown past `LIMIT`, holding the writer back for one move) it starts a fresh file of the next
-generation: the journal never grows without bound. While it lets appends gather it flushes the file to the disk every
-`SYNC` seconds, so how much a power cut may lose does not grow with the time between moves (as PostgreSQL's WAL
-writer flushes asynchronous commits, or Redis its append-only file every second).
+two moves nothing twice. Once caught up (or once the file has grown past `LIMIT`, holding the writer back for one
+move) it starts a fresh file of the next generation: the journal never grows without bound. While it lets appends
+gather it flushes the file to the disk every `SYNC` seconds, so how much a power cut may lose does not grow with the
+time between moves (as PostgreSQL's WAL writer flushes asynchronous commits, or Redis its append-only file).
 
 The file: a header (magic, generation), then records, each its length, its CRC-32 and its body (JSON: per append
 the game, the seq it expected, its events as stored), then zeros up to the space allocated so far. A torn last
@@ -69,8 +68,8 @@ MOVE_MAX = 4096
 SETTLE = 0.5
 """Seconds the mover lets appends gather once one is pending, unless a reader hurries it: fewer, larger moves. A move
 has a fixed cost of a few DuckDB statements and a commit, and the projector and the readers' copy follow each one:
-at 8 HTTP clients, 0.5 s instead of 0.05 s took 7% off the server's CPU an append and added as much to its rate,
-and 2 s about 2% more (bench/profiles/httpbehind.md)."""
+at 8 HTTP clients, 0.5 s instead of 0.05 s took about 8% off the server's CPU an append and added as much to its
+rate, and 2 s only 2% more (bench/profiles/httpbehind.md)."""
 SYNC = 0.05
 """Seconds between flushes of the journal to the disk while the mover waits (unless every record is flushed as it is
 written): without `fsync`, a power cut loses at most about this much of the acknowledged appends."""
