@@ -462,13 +462,16 @@ class Journal:
     def _settle(self) -> None:
         """Let appends gather for `settle` seconds, unless a read hurries the move, flushing what was acknowledged to
         the disk every `SYNC` seconds meanwhile."""
+        if self.fsync:  # every record was flushed as it was written
+            self._hurried.wait(self.settle)
+            return
         deadline = time.monotonic() + self.settle
         synced = 0
         while (left := deadline - time.monotonic()) > 0:
             if self._hurried.wait(min(left, SYNC)):
                 return
             acked = self.acked
-            if acked > synced and not self.fsync:
+            if acked > synced:
                 try:
                     os.fdatasync(self._file.fd)  # the mover alone replaces the file (`_cut`): it is this one
                 except OSError as error:  # the move's DuckDB commit makes them durable in its turn
