@@ -80,6 +80,7 @@ def environment() -> dict[str, Any]:
         "when": datetime.now(UTC).isoformat(timespec="seconds"),
         "python": platform.python_version(),
         "implementation": platform.python_implementation(),
+        "python_build": python_build(),
         "platform": platform.platform(),
         "cpus": os.cpu_count(),
         "loadavg": [round(x, 2) for x in load],
@@ -88,6 +89,16 @@ def environment() -> dict[str, Any]:
         "git_commit": commit,
         "git_dirty": dirty,
     }
+
+
+def python_build() -> str:
+    """Whether the interpreter runs on a shared libpython (pyenv's builds) or one linked into the executable
+    (Debian's): calls into a shared one cost more, and pure-Python figures here were 15-18% slower on it."""
+    try:
+        maps = Path("/proc/self/maps").read_text()
+    except OSError:
+        return "unknown"
+    return "libpython shared" if "/libpython" in maps else "libpython linked in"
 
 
 _STARTED: dict[str, Any] | None = None
