@@ -40,7 +40,7 @@ from loom.replay.reading import decoded
 from loom.replay.records import GameInfo, StoredResult
 from loom.replay.replay import position
 from loom.replay.store import Store
-from loom.replay.workers import lifelined_pool
+from loom.replay.workers import lifelined_pool, start_forkserver
 
 BATCH = 200
 """Games per transaction: enough for the Arrow inserts and the one scan of events to pay off, few enough that a
@@ -275,6 +275,7 @@ class Following:
     ) -> Following:
         """Start following the store's log, from where its projections are (a first pass at once); `projected` is
         told after each batch of facts is committed, `swept` once the first pass has projected every game."""
+        start_forkserver([__name__])  # from the server's main thread: its fold worker will ignore Ctrl-C from birth
         following = cls(store, projected, swept)
         following._woken.set()
         following._thread.start()

@@ -16,8 +16,9 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from contextlib import contextmanager, suppress
-from multiprocessing import Pipe, get_context
+from multiprocessing import Pipe, forkserver, get_context
 from multiprocessing.connection import Connection
+from multiprocessing.context import BaseContext
 from types import FrameType
 from typing import TypeVar
 
@@ -50,9 +51,7 @@ def lifelined_pool(
 ) -> Iterator[ProcessPoolExecutor]:
     """`worker_pool` without its handling of SIGTERM: for a pool that a thread keeps while a server, which handles
     its signals itself, runs."""
-    context = get_context("forkserver")
-    if preload:
-        context.set_forkserver_preload(["__main__", *preload])  # __main__: what the forkserver loads by default
+    context = start_forkserver(preload)
     lifeline, held = Pipe(duplex=False)
     pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_hold_lifeline, initargs=(lifeline, setup))
     try:
@@ -71,6 +70,26 @@ def lifelined_pool(
     finally:
         held.close()
         lifeline.close()
+
+
+def start_forkserver(preload: Sequence[str] = ()) -> BaseContext:
+    """This process's forkserver context, its server started (if it is not running) with `preload` imported there
+    and, from the main thread, with Ctrl-C ignored, so that it and every worker it forks are born ignoring it.
+
+    A terminal's Ctrl-C reaches the whole process group: one that came while the forkserver imported its modules, or
+    a worker its own (before `_hold_lifeline` ignores it), printed a KeyboardInterrupt traceback. A Ctrl-C in the
+    milliseconds of the start is lost. Only the main thread may change how signals are handled: started from another,
+    the forkserver is left to start as Python starts it."""
+    context = get_context("forkserver")
+    if preload:
+        context.set_forkserver_preload(["__main__", *preload])  # __main__: what the forkserver loads by default
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # kept through exec, which resets a handler
+        try:
+            forkserver.ensure_running()
+        finally:
+            signal.signal(signal.SIGINT, previous)
+    return context
 
 
 def in_order(pool: Executor, work: Callable[[Item], Result], items: Iterable[Item], window: int) -> Iterator[Result]:

@@ -144,6 +144,34 @@ def test_ctrl_c_ends_the_simulation_and_its_workers_within_a_second(run: Run, tm
     _assert_nothing_left_and_whole(command, db)
 
 
+CTRL_C_AT_IMPORT = """
+import os, signal, time
+os.kill(os.getpid(), signal.SIGINT)  # a terminal's Ctrl-C, while the forkserver imports this module
+time.sleep(0.2)  # taken by now, if it is taken at all
+"""
+A_POOL_WITH_THAT_PRELOADED = """
+import os
+from loom.replay.workers import worker_pool
+with worker_pool(1, preload=["ctrl_c_at_import"]) as pool:
+    print(pool.submit(os.getpid).result() != os.getpid())
+"""
+
+
+def test_ctrl_c_while_the_forkserver_imports_its_modules_prints_nothing_and_the_pool_works(tmp_path: Path) -> None:
+    """The forkserver, and so every worker it forks, is born ignoring Ctrl-C. Before, one that came while it
+    imported the pool's modules (or while a new worker imported its own) raised KeyboardInterrupt there: a
+    traceback under the command's "interrupted" line."""
+    (tmp_path / "ctrl_c_at_import.py").write_text(CTRL_C_AT_IMPORT)
+    done = subprocess.run(
+        [sys.executable, "-c", A_POOL_WITH_THAT_PRELOADED],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": str(tmp_path)},
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, "True\n", "")
+
+
 def test_killing_an_import_ends_its_workers_and_stores_nothing(run: Run, tmp_path: Path) -> None:
     """A file of three chunks or more (one long game many times over), checked by two workers."""
     db, log = tmp_path / "loom.duckdb", tmp_path / "big.jsonl"
