@@ -88,7 +88,7 @@ def start_forkserver(preload: Sequence[str] = ()) -> BaseContext:
         try:
             forkserver.ensure_running()
         finally:
-            signal.signal(signal.SIGINT, previous)
+            signal.signal(signal.SIGINT, signal.SIG_DFL if previous is None else previous)
     return context
 
 
