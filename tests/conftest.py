@@ -20,8 +20,9 @@ signal.signal(signal.SIGINT, signal.default_int_handler)
 
 SLOW_FIRST = ("tests/service/test_recorder_browser.py", "tests/security/test_leaks.py")
 """Files of more than two minutes each (a whole game tapped in a browser per game; every door read as every seat),
-handed to the two workers first: given last, as xdist's default order (most tests first) did, one worker ran the
-recorder's file alone for the last minute and more. pyproject.toml turns that order off."""
+handed to the two workers first. xdist's default order (the files with most tests first, turned off in
+pyproject.toml) gave the recorder's six tests out near the end, where one worker ran them while the other ran out of
+files."""
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

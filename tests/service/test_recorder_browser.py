@@ -1,5 +1,5 @@
 """The recorder in a real browser (Debian's Chromium, a phone's viewport): a whole game of each of the four games (one
-test each, so that xdist may run them side by side) recorded by taps from two pages at once, the table's and one
+test each) recorded by taps from two pages at once, the table's and one
 seat's (joined by its QR code's link), with the seat's hand dealt on its own phone and its private cards never on the
 table's page, one undo each, a spectator following Motto live, and a log that `logs export` writes and `logs import`
 reads into a fresh store with the same scores.
@@ -273,7 +273,7 @@ def _qr(link: str) -> str:
 
 @pytest.mark.parametrize("game", list(SEEDS))
 def test_a_game_recorded_on_two_phones_exports_and_imports_with_the_same_scores(game: str, tmp_path: Path) -> None:
-    """One game per test, each with its own server and browser, so that xdist runs them side by side."""
+    """One game per test, each with its own server and browser."""
     need_browser()
     wanted = os.environ.get("LOOM_RECORDER_GAMES")
     if wanted and game not in wanted.split(","):
