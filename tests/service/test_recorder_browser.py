@@ -1,8 +1,8 @@
 """The recorder in a real browser (Debian's Chromium, a phone's viewport): a whole game of each of the four games (one
-test each) recorded by taps from two pages at once, the table's and one
-seat's (joined by its QR code's link), with the seat's hand dealt on its own phone and its private cards never on the
-table's page, one undo each, a spectator following Motto live, and a log that `logs export` writes and `logs import`
-reads into a fresh store with the same scores.
+test each) recorded by taps from two pages at once, the table's and one seat's (joined by its QR code's link), with
+the seat's hand dealt on its own phone and its private cards never on the table's page, one undo each, a spectator
+following Motto live, and a log that `logs export` writes and `logs import` reads into a fresh store with the same
+scores.
 
 Every tap is a click in the browser; the pages change in place (a tap's answer, or the other phone's event by the
 live stream), never loading again but for the undo. The players choose their moves as the game's greedy bot would
