@@ -345,11 +345,15 @@ class _Mapped:
         self.map[start:end] = data
         if sync:
             try:
-                os.fdatasync(self.fd)  # the mapped pages are the file's pages: this flushes them as it would a write
+                self.flush()
             except OSError:
                 self.map[start:end] = bytes(len(data))  # no torn record before the next one
                 raise
         self.end = end
+
+    def flush(self) -> None:
+        """Flush what was written to the disk; OSError if it cannot."""
+        os.fdatasync(self.fd)  # the mapped pages are the file's pages: this flushes them as it would a write
 
     def close(self) -> None:
         self.map.close()
@@ -473,7 +477,7 @@ class Journal:
             acked = self.acked
             if acked > synced:
                 try:
-                    os.fdatasync(self._file.fd)  # the mover alone replaces the file (`_cut`): it is this one
+                    self._file.flush()  # the mover alone replaces the file (`_cut`): it is this one
                 except OSError as error:  # the move's DuckDB commit makes them durable in its turn
                     log.warning("cannot flush the journal %s to the disk: %s", self.path, error.strerror)
                 synced = acked
