@@ -39,7 +39,7 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import orjson
 
@@ -50,9 +50,9 @@ from loom.replay.live import Append, Played
 from loom.replay.projections import result_rows
 from loom.replay.reading import decoded
 from loom.replay.recorder import event_rows, snapshot_rows, status_of
-from loom.replay.records import EventColumns
+from loom.replay.records import EventColumns, ResultInfo
 from loom.replay.replay import position
-from loom.replay.snapshots import SNAPSHOT_EVERY
+from loom.replay.snapshots import SNAPSHOT_EVERY, Snapshot
 from loom.replay.store import Store
 from loom.replay.writing import EVENT_FIELDS, GameAppend, append_games
 
@@ -90,9 +90,25 @@ GROW = 1 << 20
 log = logging.getLogger("loom.journal")
 
 
-def journal_path(db_path: str | Path) -> Path:
-    """Where the journal of the database at `db_path` lives: `loom.duckdb` -> `loom.duckdb.journal`."""
-    return Path(f"{db_path}.journal")
+def journal_path(db_path: str | Path, shard: int = 0) -> Path:
+    """Where the journal of the database at `db_path` lives: `loom.duckdb` -> `loom.duckdb.journal`; that of a
+    server's shard (a process that answers appends beside the one that holds the file), `loom.duckdb.journal.1`."""
+    return Path(f"{db_path}.journal" + (f".{shard}" if shard else ""))
+
+
+def _mark_key(shard: int) -> str:
+    return MARK + (f".{shard}" if shard else "")
+
+
+def _shard_journals(db_path: str | Path) -> list[tuple[int, Path]]:
+    """The shards' journals beside the database, by shard."""
+    main = journal_path(db_path)
+    found = []
+    for path in main.parent.glob(main.name + ".*"):
+        suffix = path.name[len(main.name) + 1 :]
+        if suffix.isdigit() and int(suffix) > 0:
+            found.append((int(suffix), path))
+    return sorted(found)
 
 
 def encode(appends: Sequence[Append]) -> bytes:
@@ -111,6 +127,44 @@ def encoded(appends: Sequence[Append]) -> tuple[bytes, list[EventColumns]]:
     return RECORD.pack(len(data), zlib.crc32(data)) + data, rows_of
 
 
+def encoded_whole(appends: Sequence[Append]) -> bytes:
+    """A shard's record (`encode`), each append with what the store takes beside its events (its status and rules
+    version, the snapshots due among its events, the results of a game it finishes), which the shard has the
+    states for: the primary's mover then folds nothing (`_whole`). Recovery reads such a record as any other."""
+    body = []
+    for a in appends:
+        rows = event_rows(a.played.steps, a.info.last_seq)
+        whole = game_append(a, rows)
+        snapshots = [list(snapshot) for snapshot in whole.snapshots]
+        extra = [whole.status, whole.rules_version, snapshots, [list(result) for result in whole.results]]
+        body.append([a.info.id, a.info.last_seq, rows.turn, rows.actor, rows.type, rows.version, rows.payload, extra])
+    data = orjson.dumps(body)
+    return RECORD.pack(len(data), zlib.crc32(data)) + data
+
+
+def _whole(body: list[Any]) -> list[GameAppend]:
+    """The appends of a record `encoded_whole` wrote, as the store takes them."""
+    out = []
+    for game_id, expected, turns, actors, kinds, versions, payloads, extra in body:
+        status, rules_version, snapshots, results = extra
+        events = EventColumns(
+            list(range(expected + 1, expected + 1 + len(turns))), turns, actors, kinds, versions, payloads
+        )
+        out.append(
+            GameAppend(
+                game_id,
+                expected,
+                events,
+                turns[-1],
+                status,
+                rules_version,
+                [Snapshot(*snapshot) for snapshot in snapshots],
+                [ResultInfo(*result) for result in results],
+            )
+        )
+    return out
+
+
 def records(data: bytes | mmap.mmap, start: int) -> Iterator[tuple[int, list[Any]]]:
     """The whole records of a journal's bytes from offset `start`, each with the offset just past it; the first torn
     or damaged one ends them (it was never acknowledged)."""
@@ -126,9 +180,9 @@ def records(data: bytes | mmap.mmap, start: int) -> Iterator[tuple[int, list[Any
         yield at, orjson.loads(body)
 
 
-def _mark(store: Store) -> tuple[int, int]:
-    """(generation, offset) the store has moved its journal to; (0, 0) if it never did."""
-    kept = store.meta(MARK)
+def _mark(store: Store, shard: int = 0) -> tuple[int, int]:
+    """(generation, offset) the store has moved its journal (or a shard's) to; (0, 0) if it never did."""
+    kept = store.meta(_mark_key(shard))
     if kept is None:
         return 0, 0
     generation, offset = kept.split(":")
@@ -149,21 +203,17 @@ def _generation(path: Path) -> int | None:
 
 
 def pending(db_path: str | Path) -> bool:
-    """Whether the database at `db_path` has a journal with records in it (maybe moved already: the length of its
-    first record read)."""
-    try:
-        with open(journal_path(db_path), "rb") as file:
-            head = file.read(HEADER.size + RECORD.size)
-    except OSError:
-        return False
-    return len(head) == HEADER.size + RECORD.size and RECORD.unpack_from(head, HEADER.size)[0] > 0
-
-
-class Journaled(NamedTuple):
-    """An append as the journal holds it: what was played, and its events as stored (the record's columns)."""
-
-    append: Append
-    rows: EventColumns
+    """Whether the database at `db_path` has a journal (its own or a shard's) with records in it (maybe moved
+    already: the length of its first record read)."""
+    for path in [journal_path(db_path), *(path for _, path in _shard_journals(db_path))]:
+        try:
+            with open(path, "rb") as file:
+                head = file.read(HEADER.size + RECORD.size)
+        except OSError:
+            continue
+        if len(head) == HEADER.size + RECORD.size and RECORD.unpack_from(head, HEADER.size)[0] > 0:
+            return True
+    return False
 
 
 def game_append(a: Append, rows: EventColumns) -> GameAppend:
@@ -210,19 +260,21 @@ def _joined(run: list[GameAppend]) -> GameAppend:
     return replace(last, expected_seq=first.expected_seq, events=events, snapshots=snapshots)
 
 
-def move(store: Store, appends: Sequence[Journaled], generation: int, offset: int) -> None:
-    """Write the appends into the store and mark the journal moved to (generation, offset), in one transaction."""
+def move(store: Store, appends: Sequence[GameAppend], marks: dict[int, tuple[int, int]]) -> None:
+    """Write the appends into the store and mark each journal moved to its (generation, offset) (by shard: 0 for
+    the store's own journal), in one transaction."""
     db = store.db
     with db.written(conflict="the journal does not fit the store: a game is not where its journaled append expects"):
         try:
-            for round_ in _rounds(merged([game_append(a, rows) for a, rows in appends])):
+            for round_ in _rounds(merged(appends)):
                 append_games(db, round_)
         finally:
-            for a, _ in appends:  # as Store.append does: a kept row would still be right, only older
-                store.rows.forget(a.info.id)
-        mark = f"{generation}:{offset}"
-        if db.run(UPDATE_MARK, [mark, MARK])[0][0] == 0:  # an update is a third of an upsert's cost
-            db.run(INSERT_MARK, [MARK, mark])
+            for a in appends:  # as Store.append does: a kept row would still be right, only older
+                store.rows.forget(a.game_id)
+        for shard, (generation, offset) in marks.items():
+            mark, key = f"{generation}:{offset}", _mark_key(shard)
+            if db.run(UPDATE_MARK, [mark, key])[0][0] == 0:  # an update is a third of an upsert's cost
+                db.run(INSERT_MARK, [key, mark])
 
 
 def _rounds(appends: list[GameAppend]) -> list[list[GameAppend]]:
@@ -262,42 +314,50 @@ def _sync_folder(path: Path) -> None:
 
 
 def recover(store: Store) -> int:
-    """Move into the store (opened for writing) whatever its journal holds beyond its mark, then remove the
-    journal; the number of appends moved. A torn last record is ignored. Nothing to do without a journal."""
+    """Move into the store (opened for writing) whatever its journals (its own, and its server's shards') hold
+    beyond their marks, then remove them; the number of appends moved. A torn last record is ignored. A game's
+    appends not yet moved are all in one journal (a game passes between a server's processes only once moved), so
+    the journals are moved one after the other."""
     if store.path == MEMORY or store.read_only:
         return 0
-    path = journal_path(store.path)
+    moved = _recover(store, 0, journal_path(store.path))
+    for shard, path in _shard_journals(store.path):
+        moved += _recover(store, shard, path)
+    return moved
+
+
+def _recover(store: Store, shard: int, path: Path) -> int:
     generation = _generation(path)
     if generation is None:
         if path.exists():  # a header torn by a crash as the file was made: it holds no record
             path.unlink()
         return 0
     data = path.read_bytes()
-    marked, offset = _mark(store)
+    marked, offset = _mark(store, shard)
     start = HEADER.size if generation > marked else offset if generation == marked else len(data)
-    moved, batch, end = 0, [], start
+    moved, batch, end = 0, list[GameAppend](), start
     states: dict[int, tuple[Any, Any]] = {}
     for end, body in records(data, start):
         batch.extend(_recomputed(store, body, states))
         if len(batch) >= MOVE_MAX:
-            move(store, batch, generation, end)
+            move(store, batch, {shard: (generation, end)})
             moved, batch, states = moved + len(batch), [], {}
     if batch or end > start:
-        move(store, batch, generation, end)
+        move(store, batch, {shard: (generation, end)})
         moved += len(batch)
     if moved:
-        log.warning("moved %d journaled appends of %s into the store", moved, store.path)
+        log.warning("moved %d journaled appends of %s into the store", moved, path)
     # Nothing is left to move (the mark says so, should this unlink not happen): a writer makes a file of its own,
     # of a generation past the mark.
     path.unlink()
     return moved
 
 
-def _recomputed(store: Store, body: list[Any], states: dict[int, tuple[Any, Any]]) -> list[Journaled]:
+def _recomputed(store: Store, body: list[Any], states: dict[int, tuple[Any, Any]]) -> list[GameAppend]:
     """The appends of one record as the mover takes them: the state before each read from the store (or from the
     appends before it in the batch), its events decoded and folded, its rows as the record holds them."""
     out = []
-    for game_id, expected, turns, actors, kinds, versions, payloads in body:
+    for game_id, expected, turns, actors, kinds, versions, payloads, *_ in body:  # a shard's: more after them
         kept = states.get(game_id)
         if kept is None or kept[0].last_seq != expected:
             at = position(store, game_id, seq=expected)
@@ -311,7 +371,7 @@ def _recomputed(store: Store, body: list[Any], states: dict[int, tuple[Any, Any]
         rows = EventColumns(
             list(range(expected + 1, expected + 1 + len(steps))), turns, actors, kinds, versions, payloads
         )
-        out.append(Journaled(Append(info, game, before, Played(steps, state)), rows))
+        out.append(game_append(Append(info, game, before, Played(steps, state)), rows))
         last = expected + len(steps)
         states[game_id] = (replace(info, last_seq=last, turns=steps[-1].turn, status=status_of(game, state)), state)
     return out
@@ -366,6 +426,94 @@ class _Pending:
     offset: int  # the file's offset just past the record
     appends: Sequence[Append]
     rows: Sequence[EventColumns]  # each append's events as stored: made once, for the record
+    shard: int = 0  # the journal: this process's (0), or a shard's, whose record is read from its file:
+    body: list[Any] | None = None  # the record as written there
+
+    def __len__(self) -> int:
+        return len(self.appends) if self.body is None else len(self.body)
+
+    def game_ids(self) -> Iterator[int]:
+        if self.body is None:
+            return (a.info.id for a in self.appends)
+        return (append[0] for append in self.body)
+
+
+class _Follower:
+    """A shard's journal, as the primary's mover reads it: its whole records from where it last read (through a
+    read-only map of the file, remapped as it grows), and the file the shard starts when asked to cut."""
+
+    def __init__(self, shard: int, path: Path) -> None:
+        self.shard, self.path = shard, path
+        self.fd = os.open(path, os.O_RDONLY)
+        self.inode = os.fstat(self.fd).st_ino
+        self.generation = _generation(path) or 0
+        self.map: mmap.mmap | None = None
+        self.read = HEADER.size  # offset just past the last record read
+        self.moved = HEADER.size  # ... and moved
+        self.synced = HEADER.size
+        self.cut_asked = 0  # the generation a cut was last asked of (once each)
+
+    def new_records(self) -> Iterator[tuple[int, list[Any]]]:
+        """The records written since the last call, each with the offset just past it; at the end of a file the
+        shard has cut (it does only once every record of it is moved), the next file's from its start."""
+        size = os.fstat(self.fd).st_size
+        if self.map is None or size > len(self.map):
+            if self.map is not None:
+                self.map.close()
+            self.map = mmap.mmap(self.fd, size, prot=mmap.PROT_READ)
+        for end, body in records(self.map, self.read):
+            self.read = end
+            yield end, body
+        if self.read == self.moved and os.stat(self.path).st_ino != self.inode:
+            self._reopen()
+            yield from self.new_records()
+
+    def _reopen(self) -> None:
+        self.close()
+        self.fd = os.open(self.path, os.O_RDONLY)
+        self.inode = os.fstat(self.fd).st_ino
+        self.generation = _generation(self.path) or 0
+        self.map = None
+        self.read = self.moved = self.synced = HEADER.size
+
+    def flush(self) -> None:
+        if self.read > self.synced:
+            os.fdatasync(self.fd)  # the shard's pages are this file's pages: flushed as the shard's own would be
+            self.synced = self.read
+
+    def close(self) -> None:
+        if self.map is not None:
+            self.map.close()
+        os.close(self.fd)
+
+
+class ShardJournal:
+    """A shard's own journal: the records of the appends it answers, written as the primary's journal writes its
+    own (the primary's mover moves them in); a fresh file when the primary, having moved all of it, asks."""
+
+    def __init__(self, path: Path, fsync: bool) -> None:
+        self.path, self.fsync = path, fsync
+        self._file = _Mapped(path)
+
+    def append(self, appends: Sequence[Append]) -> None:
+        """As `Journal.append`: acknowledged once this returns; StoreError, with nothing kept, if it cannot be."""
+        data = encoded_whole(appends)
+        try:
+            self._file.write(data, self.fsync)
+        except OSError as error:
+            raise StoreError(f"cannot write the journal {self.path}: {error.strerror}") from None
+
+    def cut(self, generation: int, offset: int) -> None:
+        """Start a fresh file of the next generation if nothing was written past `offset` of this one (which the
+        primary has moved whole); else nothing: it asks again once it has moved the rest."""
+        if self._file.end != offset or _generation(self.path) != generation:
+            return
+        _write_fresh(self.path, generation + 1, self.fsync)
+        self._file.close()
+        self._file = _Mapped(self.path)
+
+    def close(self) -> None:
+        self._file.close()
 
 
 class Journal:
@@ -397,6 +545,12 @@ class Journal:
         self.appends_moved = 0
         self._pending: deque[_Pending] = deque()
         self._acked_of: dict[int, int] = {}  # game id -> `acked` after its last journaled append, until moved
+        self._followers: list[_Follower] = []  # the journals of the server's shards
+        self.shard_appended: Callable[[int], None] = lambda game_id: None
+        """Told of each game a shard's record appends to, as the record is read (a live stream of it wakes)."""
+        self.ask_cut: Callable[[int, int, int], None] = lambda shard, generation, offset: None
+        """Told (on the mover's thread) that a shard's journal is moved whole up to an offset past CUT_AT: the shard
+        may start a fresh file (`ShardJournal.cut`)."""
         self._lock = threading.Condition()
         self._hurried = threading.Event()
         self._stopping = False
@@ -423,9 +577,37 @@ class Journal:
             self._pending.append(_Pending(self.acked, self.offset, appends, rows))
             self._lock.notify_all()
 
+    def follow(self, shard: int) -> Path:
+        """Start the journal of a server's shard (a fresh file, of the generation after its mark), which the mover
+        reads and moves in beside this one; its path, for the shard to write."""
+        path = journal_path(self.store.path, shard)
+        _write_fresh(path, _mark(self.store, shard)[0] + 1, self.fsync)
+        with self._lock:
+            self._followers.append(_Follower(shard, path))
+            self._lock.notify_all()  # the mover now looks at the shards' files every SYNC seconds
+        return path
+
+    def _scan(self) -> bool:
+        """Take the records the shards wrote since the last look as pending (under the lock); whether any were."""
+        found = False
+        for follower in self._followers:
+            for end, body in follower.new_records():
+                self.acked += 1
+                self._pending.append(_Pending(self.acked, end, (), (), follower.shard, body))
+                for append in body:
+                    self._acked_of[append[0]] = self.acked
+                    self.shard_appended(append[0])
+                found = True
+        if found:
+            self._lock.notify_all()
+        return found
+
     def caught_up(self, game_id: int | None = None, timeout: float = WAIT) -> None:
         """Return once every append acknowledged before the call (to game `game_id`, if given) is in DuckDB: at once
         when none is pending."""
+        if self._followers:  # what the shards acknowledged so far counts too
+            with self._lock:
+                self._scan()
         target = self.acked if game_id is None else self._acked_of.get(game_id, 0)
         if self.moved >= target:
             return
@@ -444,14 +626,22 @@ class Journal:
         self._file.close()
         if not self._pending:
             self.path.unlink(missing_ok=True)
+        for follower in self._followers:  # their shards stopped first
+            follower.close()
+            if not self._pending:
+                follower.path.unlink(missing_ok=True)
         self.store.close()
 
     def _run(self) -> None:
         while True:
             with self._lock:
-                self._lock.wait_for(lambda: self._pending or self._stopping)
+                # A shard's appends are read from its file: looked for every SYNC seconds while there are shards.
+                while not (self._scan() or self._pending or self._stopping):
+                    self._lock.wait(SYNC if self._followers else None)
                 if not self._pending:
-                    return
+                    if self._stopping:
+                        return
+                    continue
             if self.settle and not self._stopping:
                 self._settle()
             self._hurried.clear()
@@ -474,10 +664,14 @@ class Journal:
         while (left := deadline - time.monotonic()) > 0:
             if self._hurried.wait(min(left, SYNC)):
                 return
+            with self._lock:
+                self._scan()
             acked = self.acked
             if acked > synced:
                 try:
                     self._file.flush()  # the mover alone replaces the file (`_cut`): it is this one
+                    for follower in self._followers:
+                        follower.flush()
                 except OSError as error:  # the move's DuckDB commit makes them durable in its turn
                     log.warning("cannot flush the journal %s to the disk: %s", self.path, error.strerror)
                 synced = acked
@@ -505,11 +699,27 @@ class Journal:
                 taken += rest
             if not self._pending and self.offset > CUT_AT:
                 self._cut()
-        self._moved(sorted({a.info.id for p in taken for a in p.appends}))
+            for follower in self._followers:
+                if follower.read == follower.moved > CUT_AT and follower.cut_asked != follower.generation:
+                    follower.cut_asked = follower.generation
+                    self.ask_cut(follower.shard, follower.generation, follower.moved)
+        self._moved(sorted({game_id for p in taken for game_id in p.game_ids()}))
 
     def _commit(self, taken: list[_Pending]) -> None:
-        appends = [Journaled(a, rows) for p in taken for a, rows in zip(p.appends, p.rows)]
-        move(self.store, appends, self.generation, taken[-1].offset)
+        appends: list[GameAppend] = []
+        marks: dict[int, tuple[int, int]] = {}
+        followers = {follower.shard: follower for follower in self._followers}
+        for p in taken:
+            if p.body is None:
+                appends.extend(game_append(a, rows) for a, rows in zip(p.appends, p.rows))
+                marks[0] = (self.generation, p.offset)
+            else:  # a shard's
+                appends.extend(_whole(p.body))
+                marks[p.shard] = (followers[p.shard].generation, p.offset)
+        move(self.store, appends, marks)
+        for shard, (_, offset) in marks.items():
+            if shard:
+                followers[shard].moved = offset
         self.moves += 1
         self.appends_moved += len(appends)
 
@@ -525,7 +735,8 @@ def _upto(pending: deque[_Pending]) -> int:
     """How many pending records one move takes: all, up to MOVE_MAX appends (at least one record)."""
     count = taken = 0
     for p in pending:
-        if count and taken + len(p.appends) > MOVE_MAX:
+        size = len(p)
+        if count and taken + size > MOVE_MAX:
             break
-        count, taken = count + 1, taken + len(p.appends)
+        count, taken = count + 1, taken + size
     return count

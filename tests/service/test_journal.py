@@ -23,7 +23,7 @@ import pytest
 from loom.engine.registry import get_game
 from loom.replay import journal as journal_file
 from loom.replay.connection import Connection, StoreError
-from loom.replay.journal import Journal, journal_path, pending
+from loom.replay.journal import Journal, ShardJournal, journal_path, pending
 from loom.replay.live import Append, append_played, dealt_game, played_action, service_secret
 from loom.replay.recorder import status_of
 from loom.replay.replay import position
@@ -356,3 +356,97 @@ def test_every_append_acknowledged_with_the_mover_held_back_survives_kill_9(tmp_
             assert store.game_row(game_id).last_seq == seq
             assert [event.seq for event in store.load(game_id)] == list(range(1, seq + 1))
     assert not pending(db)
+
+
+def _played_out(path: Path, by_hand: Path, write: Any, seeds: range = range(2)) -> None:
+    """Games dealt from `seeds` in a database at `path` (and its copy `by_hand`), played to their end: each append
+    handed to `write(game index, append)` and written to the copy action by action."""
+    with Store.open(path) as store:
+        ids = store.add_games([dealt_game(MOTTO, [Seat("A"), Seat("B"), Seat("C")], seed) for seed in seeds])
+        live = {i: (position(store, i).info, position(store, i).state) for i in ids}
+    shutil.copy(path, by_hand)
+    rng = Random(7)
+    with Store.open(by_hand) as other:
+        while any(MOTTO.to_move(state) is not None for _, state in live.values()):
+            for index, game_id in enumerate(ids):
+                before = live[game_id][1]
+                if MOTTO.to_move(before) is None:
+                    continue
+                a = _next_action(live, game_id, rng)
+                append_played(other, game_id, MOTTO, before, a.played, a.info.last_seq)
+                write(index, a)
+
+
+def test_a_shards_journal_is_moved_in_by_the_primarys_mover_as_its_own_records_are(tmp_path: Path) -> None:
+    # Game 0's appends are the primary's, game 1's a shard's, as a server of two processes writes them.
+    path, by_hand = tmp_path / "served.duckdb", tmp_path / "by_hand.duckdb"
+    store_and_journal: list[Any] = []
+
+    def write(index: int, a: Append) -> None:
+        if not store_and_journal:
+            store = Store.open(path)
+            journal = Journal(store.cursor(), settle=3600)
+            store_and_journal.extend([store, journal, ShardJournal(journal.follow(1), fsync=False)])
+        _, journal, shard = store_and_journal
+        (journal if index == 0 else shard).append([a])
+
+    _played_out(path, by_hand, write)
+    store, journal, shard = store_and_journal
+    assert journal.moved == 0
+    journal.caught_up()  # a read: the shard's records written so far are read from its file and moved
+    assert journal.appends_moved == journal.moves and journal.moves == 1 or journal.appends_moved > 0
+    shard.close()
+    journal.close()
+    store.close()
+    assert not journal_path(path).exists() and not journal_path(path, 1).exists()
+    assert _stored(path) == _stored(by_hand)
+
+
+def test_a_shards_journal_left_by_a_killed_server_is_moved_in_when_the_file_is_next_opened(tmp_path: Path) -> None:
+    path, by_hand = tmp_path / "crashed.duckdb", tmp_path / "by_hand.duckdb"
+    shard: list[ShardJournal] = []
+
+    def write(index: int, a: Append) -> None:
+        if not shard:  # as the primary makes it for its shard, which then writes into it alone
+            with Store.open(path) as store:
+                journal = Journal(store.cursor(), settle=3600)
+                shard.append(ShardJournal(journal.follow(1), fsync=False))
+                journal.store.close()  # killed: its mover never moves, its file stays
+                journal._file.close()
+        shard[0].append([a])
+
+    _played_out(path, by_hand, write, seeds=range(1))
+    shard[0].close()
+    assert pending(path)
+    Store.open(path).close()  # moves the shard's journal in
+    assert not pending(path) and not journal_path(path, 1).exists()
+    assert _stored(path) == _stored(by_hand)
+
+
+def test_a_shard_starts_a_fresh_journal_once_the_mover_has_moved_it_whole_and_asks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(journal_file, "CUT_AT", 2048)
+    path, by_hand = tmp_path / "served.duckdb", tmp_path / "by_hand.duckdb"
+    held: list[Any] = []
+    generations: set[int | None] = set()
+
+    def write(index: int, a: Append) -> None:
+        if not held:
+            store = Store.open(path)
+            journal = Journal(store.cursor(), settle=3600)
+            shard = ShardJournal(journal.follow(1), fsync=False)
+            journal.ask_cut = lambda _, generation, offset: shard.cut(generation, offset)
+            held.extend([store, journal, shard])
+        _, journal, shard = held
+        shard.append([a])
+        journal.caught_up()  # moved at once: the mover then asks for a fresh file once this one is past CUT_AT
+        generations.add(journal_file._generation(journal_path(path, 1)))
+
+    _played_out(path, by_hand, write, seeds=range(1))
+    store, journal, shard = held
+    shard.close()
+    journal.close()
+    store.close()
+    assert len(generations) > 2  # cut again and again, and every record of every file moved
+    assert _stored(path) == _stored(by_hand)
