@@ -80,6 +80,13 @@ def _new_game(game: Game, seats: Sequence[Seat], steps: list[Step], state: Any) 
     )
 
 
+def dealt_by_loom(store: Store, game_id: int) -> bool:
+    """Whether Loom recorded the game's hidden orders (its first event has the deck, and Moorea's the pile too):
+    a game the server dealt, not one whose cards a real table reports as they turn up."""
+    first = store.load(game_id, after=0, upto=1)[0].payload
+    return any(getattr(first, name, None) is not None for name in ("deck", "pile"))
+
+
 def played_action(game: Game, state: Any, seed: int, after_seq: int, data: Any) -> Played:
     """The seat to move plays the action `data` (JSON), then chance acts from the game's recorded seed.
 

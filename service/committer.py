@@ -15,8 +15,8 @@ them into DuckDB. The other writes (a new game, a branch, the secret) wait for t
 acknowledged before them (unless they only add rows: a new game), then run in one transaction as above.
 
 An append may also be written by the thread that asks for it (`now`: the event loop's, for the API's fast path),
-as a group of one, when the writer is idle: whoever writes a group's appends holds `_busy`, so groups never
-overlap. A new game's transaction is made after `_busy` is released: appends are not held back by it.
+as a group of one, when the writer is idle: whoever writes a group's appends holds `busy`, so groups never
+overlap. A new game's transaction is made after `busy` is released: appends are not held back by it.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
 from loom.replay.journal import Journal
-from loom.replay.live import Append, append_group
+from loom.replay.live import Append, append_group, dealt_by_loom
 from loom.replay.store import ConcurrencyError, GameInfo, Store, StoreError
 
 log = logging.getLogger("loom.service")
@@ -58,6 +58,10 @@ class Live:
     def play(self, info: GameInfo, state: Any) -> None:
         """Say that a job of the group took game `info.id` to `state` (the last thing a job does when staged)."""
         self.played[info.id] = (info, state)
+
+    def dealt_by_loom(self, game_id: int) -> bool:
+        """Whether Loom dealt the game (it knows its hidden cards), or a real table reports them."""
+        return dealt_by_loom(self.store, game_id)
 
 
 @dataclass
@@ -108,7 +112,7 @@ class Committer:
         self._closed = False
         self._stopping = False
         self._lock = threading.Lock()
-        self._busy = threading.RLock()  # held while a group's appends are written, by the writer or in `now`
+        self.busy = threading.RLock()  # held while a group's appends are checked and written (the writer, or `now`)
         self.groups = 0  # transactions committed, and jobs in them: how much grouping happens
         self.jobs = 0
         self._thread = threading.Thread(target=self._run, name="loom-writer", daemon=True)
@@ -130,9 +134,9 @@ class Committer:
         it to the writer and back (two wake-ups of two threads). None if the writer is busy, or if the job writes
         more than appends: submit it instead.
 
-        The one-writer rule holds: `_busy` is held by whoever writes a group, so groups never overlap."""
+        The one-writer rule holds: `busy` is held by whoever writes a group, so groups never overlap."""
         journal = self.journal
-        if journal is None or journal.fsync or not self._busy.acquire(blocking=False):
+        if journal is None or journal.fsync or not self.busy.acquire(blocking=False):
             return None
         try:
             if self._closed:
@@ -147,7 +151,7 @@ class Committer:
                 if not future.done():
                     future.set_exception(error)
         finally:
-            self._busy.release()
+            self.busy.release()
         return future
 
     def _journal_one(self, job: Job[T], journal: Journal, future: Future[T]) -> None:
@@ -179,7 +183,7 @@ class Committer:
             self._closed = True
             self._queue.put(None)
         self._thread.join()
-        with self._busy:  # a write under way on another thread (`now`) ends before the journal may close
+        with self.busy:  # a write under way on another thread (`now`) ends before the journal may close
             pass
 
     def _run(self) -> None:
@@ -257,10 +261,10 @@ class Committer:
         """Check every job; write the appends of those that only append as one journal record and answer them; then
         the other writes, once the mover has moved every acknowledged append, in one transaction.
 
-        Appends (here and on other threads, `now`) are written under `_busy`, one group at a time. A write of new
+        Appends (here and on other threads, `now`) are written under `busy`, one group at a time. A write of new
         rows only (a new game: `after_moved` false) is made after it is released: it touches no game's live state
         and no journal, and appends to other games are not held up by its transaction."""
-        with self._busy:
+        with self.busy:
             writing = self._journal_appends(group, journal)
             if writing and any(staged.after_moved for _, staged in writing):
                 self._journal_writes(writing, journal)

@@ -13,7 +13,7 @@ from typing import Any
 from loom.engine.deals import owner
 from loom.engine.protocol import CHANCE_TO_MOVE, AnyGame
 from loom.events.base import IllegalAction, LoomError
-from loom.replay.live import Filter, find_games
+from loom.replay.live import Filter, dealt_by_loom, find_games
 from loom.replay.store import GameInfo, Store
 from loom.service import writing
 from loom.service.access import Forbidden, Grant, Unauthorized
@@ -190,7 +190,7 @@ def game_facts(service: Service, game_id: int) -> tuple[bool, tuple[Any, ...]]:
     found = kept.get(game_id)
     if found is None:
         store = service.db.reader()
-        found = (not writing.dealt_by_loom(store, game_id), store.game(game_id).seats)
+        found = (not dealt_by_loom(store, game_id), store.game(game_id).seats)
         if len(kept) >= FACTS_KEPT:
             kept.clear()
         kept[game_id] = found
