@@ -27,12 +27,20 @@ def serve_command(
         ),
     ] = None,
     max_body: Annotated[int, typer.Option("--max-body", min=1, help="The largest request body, in bytes.")] = MAX_BODY,
+    processes: Annotated[
+        int,
+        typer.Option(
+            "--processes",
+            min=1,
+            help="Processes that check and answer appends, each on a core of its own (the first holds the file).",
+        ),
+    ] = 1,
     db: Db = None,
 ) -> None:
     """Serve the HTTP API (OpenAPI at /docs), live streams and the dashboards; one process owns the database."""
     from loom.service.server import serve, server_for  # uvicorn and FastAPI load only for this command
 
-    server = server_for(Settings(str(db or default_db()), host, port, admin_token, max_body))
+    server = server_for(Settings(str(db or default_db()), host, port, admin_token, max_body), processes=processes)
     if admin_token is None:
         err.print("no admin token: anyone on this machine may create games (set --admin-token to restrict)")
     serve(server)

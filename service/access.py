@@ -55,7 +55,7 @@ class Keys:
     """Makes and checks tokens from the database's secret and the admin token (None: no admin)."""
 
     def __init__(self, secret: bytes, admin_token: str | None) -> None:
-        self._secret = secret
+        self.secret = secret  # handed to the server's shards, which check the same tokens
         self._admin = admin_token
         # (game id, seats) -> {token: what it opens}: a game's tokens never change, so what is kept is never stale.
         # Shared by the writer and the readers' threads: a dict's get and set are atomic, and at worst a game's
@@ -64,7 +64,7 @@ class Keys:
 
     def token(self, game_id: int, role: int | str) -> str:
         """The token of seat `role` (a number) or of the table of game `game_id`."""
-        digest = hmac.new(self._secret, f"loom/{game_id}/{role}".encode(), hashlib.sha256).digest()
+        digest = hmac.new(self.secret, f"loom/{game_id}/{role}".encode(), hashlib.sha256).digest()
         return base64.urlsafe_b64encode(digest[:24]).decode()
 
     def tokens(self, game_id: int, seats: int) -> dict[str, object]:

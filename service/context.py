@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass
+from typing import Any
 
 from fastapi import Request
 
@@ -23,6 +26,9 @@ class Service:
     db: Database
     keys: Keys
     hub: Hub
+    forward: Callable[[int, str, int, bytes, str | None], Future[Any]] | None = None
+    """With more than one serving process: an append (its route, game, body and token) answered by the process that
+    holds its game (service/shards.py)."""
 
     @classmethod
     def open(cls, settings: Settings) -> Service:

@@ -30,6 +30,7 @@ from loom.replay.readers import PUBLISH_EVERY, Publisher
 from loom.replay.replay import Position, position
 from loom.replay.store import GameInfo, Store
 from loom.service.committer import Committer, Job, Staged
+from loom.service.owners import PRIMARY, Elsewhere, Owners
 
 T = TypeVar("T")
 
@@ -64,7 +65,10 @@ class Database:
         self._closed = False
         self._appended = appended
         self._latest: OrderedDict[int, tuple[GameInfo, Any]] = OrderedDict()
-        self._latest_lock = threading.Lock()
+        # Who holds each game's live state, when other processes serve appends too; a game another process holds
+        # is never kept here (that process changes it), and the table's lock is the kept states' lock.
+        self.owners = Owners(changed=self._drop_kept)
+        self._latest_lock = self.owners.lock
         # Other processes cannot open the file while this one holds it: they read the copy published beside it.
         self.publisher = Publisher.start(self.store, every=publish_every, ready=False)
         # The facts projections follow the log on a thread of their own, off the appends' hot path; the readers'
@@ -85,7 +89,7 @@ class Database:
                 moved=self._moved,
             )
         self.committer = Committer(
-            self.store.cursor(), self.latest, self.remember, self.forget, self._committed, self.journal
+            self.store.cursor(), self._appending, self.remember, self.forget, self._committed, self.journal
         )
 
     def reader(self, game_id: int | None = None) -> Store:
@@ -133,33 +137,61 @@ class Database:
     def latest(self, game_id: int) -> tuple[GameInfo, Any]:
         """The game's row and its state after its last event: from memory, else read and kept.
 
-        Only this process writes the file (DuckDB locks it), and every append it makes updates what is kept, so a
-        kept game is never behind the file for longer than an append takes to return.
-        """
+        Only this server writes the file (DuckDB locks it), and every append it makes updates what is kept, so a
+        kept game is never behind the file for longer than an append takes to return. A game another process holds
+        is read from the file each time (its appends are in the journal before they are acknowledged)."""
         with self._latest_lock:
             kept = self._latest.get(game_id)
             if kept is not None:
                 self._latest.move_to_end(game_id)
                 return kept
+            changes = self.owners.changes
         at: Position = position(self.reader(game_id), game_id)
-        self.remember(at.info, at.state)
+        self.remember(at.info, at.state, since=changes)
         return at.info, at.state
 
-    def remember(self, info: GameInfo, state: Any) -> None:
-        """Keep `state` as the latest of game `info` (at its last_seq), unless a later one is kept already."""
+    def _appending(self, game_id: int) -> tuple[GameInfo, Any]:
+        """`latest`, for an append of this process's: the game is taken first; Elsewhere if another process holds it."""
+        holder = self.owners.take(game_id, PRIMARY)
+        if holder != PRIMARY:
+            raise Elsewhere(game_id, holder)
+        return self.latest(game_id)
+
+    def hand(self, game_id: int, process: int) -> Position | None:
+        """Give the game to another serving process, with its position now; None if a process holds it already
+        (this one, or another). Any group of appends being written is let finish first, so the position given has
+        every append of this process's."""
+        with self.committer.busy:  # no group of this process's is between its check and its record meanwhile
+            if self.owners.take(game_id, process) != process:
+                return None
+        try:
+            return position(self.reader(game_id), game_id)
+        except BaseException:
+            self.owners.release(game_id, process)
+            raise
+
+    def remember(self, info: GameInfo, state: Any, *, since: int | None = None) -> None:
+        """Keep `state` as the latest of game `info` (at its last_seq), unless a later one is kept already, another
+        process holds the game, or (`since`) a game passed between processes after the state was read."""
         with self._latest_lock:
+            if self.owners.of(info.id) not in (None, PRIMARY) or since not in (None, self.owners.changes):
+                return
             kept = self._latest.get(info.id)
             if kept is not None and kept[0].last_seq >= info.last_seq:
                 return
             self._latest[info.id] = (info, state)
             self._latest.move_to_end(info.id)
             while len(self._latest) > LATEST:
-                self._latest.popitem(last=False)
+                self.owners.release(self._latest.popitem(last=False)[0], PRIMARY)
+
+    def _drop_kept(self, game_id: int) -> None:
+        self._latest.pop(game_id, None)
 
     def forget(self, game_id: int) -> None:
         """Drop what is kept of a game (after an append found the file ahead of it)."""
         with self._latest_lock:
             self._latest.pop(game_id, None)
+            self.owners.release(game_id, PRIMARY)
 
     def close(self) -> None:
         """Stop publishing (the readers' copy is removed), close every cursor and the connection; the file is

@@ -35,6 +35,9 @@ class Conflict(LoomError):
         super().__init__(message)
         self.seq = seq
 
+    def __reduce__(self) -> tuple[type[Conflict], tuple[str, int]]:  # sent whole between a server's processes
+        return Conflict, (str(self), self.seq)
+
 
 STATUS: tuple[tuple[type[LoomError], int], ...] = (
     (UnknownGameId, 404),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import gc
 import logging
 import queue
@@ -28,18 +29,51 @@ from loom.events.base import LoomError
 from loom.service.app import serving_app
 from loom.service.context import Service
 from loom.service.settings import Settings, check
+from loom.service.shards import Shards
 
 GRACE = 2
 """Seconds the server waits for open requests when it stops, before it cancels them."""
 
 
 class LoomServer(uvicorn.Server):
-    """uvicorn's server, which also ends the live streams when asked to stop (they would otherwise hold it open)."""
+    """uvicorn's server, which also ends the live streams when asked to stop (they would otherwise hold it open);
+    with shards, it takes the connections itself and deals them out (service/shards.py)."""
 
-    def __init__(self, config: uvicorn.Config, service: Service) -> None:
+    def __init__(self, config: uvicorn.Config, service: Service, shards: Shards | None = None) -> None:
         super().__init__(config)
         self.service = service
+        self.shards = shards
         self.access_log = AccessLog.start()
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        shards = self.shards
+        if shards is None:
+            await super().startup(sockets)
+            return
+        await super().startup(sockets=[])  # the application's start; no listener of uvicorn's own
+        config, loop = self.config, asyncio.get_running_loop()
+        protocol = functools.partial(
+            config.http_protocol_class,  # type: ignore[call-arg]
+            config=config,
+            server_state=self.server_state,
+            app_state=self.lifespan.state,
+        )
+
+        def unlogged() -> asyncio.Protocol:  # the shards' requests: each is in the access log of the shard it came to
+            made = protocol()
+            made.access_log = False  # type: ignore[attr-defined]
+            return cast(asyncio.Protocol, made)
+
+        self.servers.append(await loop.create_unix_server(unlogged, path=shards.proxy_path))
+        family = socket.AF_INET6 if ":" in config.host else socket.AF_INET
+        listener = socket.create_server((config.host, config.port), family=family, backlog=config.backlog)
+        await shards.serve(listener, cast(Callable[[], asyncio.Protocol], protocol))
+        self._log_started_message([listener])
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        if self.shards is not None:
+            await self.shards.stop()  # they answer what they have (their appends through this loop), then end
+        await super().shutdown(sockets)
 
     def run(self, sockets: list[socket.socket] | None = None) -> None:
         with _tuned_interpreter():
@@ -56,6 +90,14 @@ class LoomServer(uvicorn.Server):
         """Stop from another thread."""
         self.service.hub.close()
         self.should_exit = True
+
+    def close(self) -> None:
+        """Close the database, and end the shards if any are left (after `run`)."""
+        try:
+            self.service.close()
+        finally:
+            if self.shards is not None:
+                self.shards.close()
 
 
 SWITCH = 0.001
@@ -393,12 +435,24 @@ def _check_port(settings: Settings) -> None:
             raise LoomError(f"cannot listen on {settings.host}:{settings.port}: {error.strerror}") from None
 
 
-def server_for(settings: Settings, *, log_level: str = "info") -> LoomServer:
-    """A server of the service, its settings checked, its port free and its database open."""
+def server_for(settings: Settings, *, log_level: str = "info", processes: int = 1) -> LoomServer:
+    """A server of the service, its settings checked, its port free and its database open; with `processes` > 1,
+    its shards started (from the main thread)."""
     check(settings)
+    if processes < 1:
+        raise LoomError(f"a server runs in at least one process, not {processes}")
     _check_port(settings)
     playable()  # every game's engine imported now, not by the first request of its kind, on the event loop
     service = Service.open(settings)
+    shards = None
+    if processes > 1:
+        shards = Shards(service, processes)
+        try:
+            shards.start(settings, service.keys.secret)
+        except BaseException:
+            shards.close()
+            service.close()
+            raise
     config = uvicorn.Config(
         serving_app(service),
         host=settings.host.strip("[]"),
@@ -411,7 +465,7 @@ def server_for(settings: Settings, *, log_level: str = "info") -> LoomServer:
         server_header=False,  # no `server: uvicorn` on every answer (Date, which HTTP asks for, stays)
     )
     hide_tokens_in_access_log()
-    return LoomServer(config, service)
+    return LoomServer(config, service, shards)
 
 
 def serve(server: LoomServer) -> None:
@@ -422,7 +476,7 @@ def serve(server: LoomServer) -> None:
     except SystemExit:
         pass  # uvicorn exits when it cannot start; said below in one line
     finally:
-        server.service.close()
+        server.close()
     if not server.started:
         raise LoomError(f"the server did not start on {settings.host}:{settings.port}")
 
@@ -443,7 +497,7 @@ def running(settings: Settings, *, timeout: float = 20.0, log_level: str = "warn
     deadline = time.monotonic() + timeout
     while not server.started:
         if not thread.is_alive() or time.monotonic() > deadline:
-            server.service.close()
+            server.close()
             raise LoomError(f"the service did not start on {settings.host}:{settings.port}")
         time.sleep(0.01)
     try:

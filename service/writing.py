@@ -25,12 +25,14 @@ from loom.replay.live import (
     played_action,
     table_game,
 )
-from loom.replay.store import GameInfo, NewGame, Seat, Store
+from loom.replay.store import GameInfo, NewGame, Seat, Store, StoreError
 from loom.service.access import Forbidden, Unauthorized, may_act, require_admin
 from loom.service.committer import Job, Live, Staged
 from loom.service.context import Caller, Service
 from loom.service.errors import Conflict
+from loom.service.link import LinkClosed
 from loom.service.models import ActionBody, BranchBody, EventsBody, NewGameBody
+from loom.service.owners import Elsewhere
 from loom.service.views import tell_state
 
 
@@ -61,12 +63,12 @@ def _created(service: Service, new: NewGame) -> Staged[dict[str, Any]]:
 
 
 def act(
-    service: Service, caller: Caller, game_id: int, body: ActionBody, *, now: bool = False
+    service: Service, caller: Caller, game_id: int, body: ActionBody, *, now: bool = False, forwarded: bool = False
 ) -> Future[dict[str, Any]]:
     """The seat to move plays an action; chance follows from the game's seed. `now`: written on this thread at
     once if the writer is idle (the answer's Future is then done on return)."""
     job: Job[dict[str, Any]] = lambda live: _acted(service, caller, game_id, body, live)  # noqa: E731
-    return service.db.submit(job, appends_to=game_id if now else None)
+    return _appending(service, job, "actions", game_id, body, caller, now, forwarded)
 
 
 def _acted(service: Service, caller: Caller, game_id: int, body: ActionBody, live: Live) -> Staged[dict[str, Any]]:
@@ -89,7 +91,7 @@ def _acted(service: Service, caller: Caller, game_id: int, body: ActionBody, liv
 
 
 def write_events(
-    service: Service, caller: Caller, game_id: int, body: EventsBody, *, now: bool = False
+    service: Service, caller: Caller, game_id: int, body: EventsBody, *, now: bool = False, forwarded: bool = False
 ) -> Future[dict[str, Any]]:
     """Events a client writes itself, each checked by the rules: the table's token writes any; a seat's token only
     events its seat makes (chance's need the table), and none in a game Loom dealt (its seats play actions).
@@ -97,7 +99,52 @@ def write_events(
     Whose event each one is is checked before its rules run: a rule's refusal may describe the table as it really
     is (the top card of the deck), which a seat must not learn by writing events it may not write."""
     job: Job[dict[str, Any]] = lambda live: _written_events(service, caller, game_id, body, live)  # noqa: E731
-    return service.db.submit(job, appends_to=game_id if now else None)
+    return _appending(service, job, "events", game_id, body, caller, now, forwarded)
+
+
+def forwarded(service: Service, route: str, game_id: int, body: bytes, token: str | None) -> Future[dict[str, Any]]:
+    """An append another serving process was asked for, of a game this one holds; not forwarded again."""
+    write = act if route == "actions" else write_events
+    model = (ActionBody if route == "actions" else EventsBody).model_validate_json(body)
+    return write(service, Caller(token), game_id, model, now=True, forwarded=True)  # type: ignore[arg-type]
+
+
+def _appending(
+    service: Service,
+    job: Job[dict[str, Any]],
+    route: str,
+    game_id: int,
+    body: ActionBody | EventsBody,
+    caller: Caller,
+    now: bool,
+    forwarded: bool,
+) -> Future[dict[str, Any]]:
+    """The append written here; or, if another serving process holds the game, its answer there."""
+    written = service.db.submit(job, appends_to=game_id if now else None)
+    forward = service.forward
+    if forward is None or (written.done() and not isinstance(written.exception(), Elsewhere)):
+        return written
+    answer: Future[dict[str, Any]] = Future()
+
+    def settled(done: Future[dict[str, Any]]) -> None:
+        error = done.exception()
+        if not isinstance(error, Elsewhere):
+            _copy(done, answer)
+        elif forwarded:  # it moved again meanwhile: the client tries again (no request goes round in circles)
+            answer.set_exception(StoreError(f"game {game_id} is moving between the server's processes; try again"))
+        else:
+            there = forward(error.process, route, game_id, body.model_dump_json().encode(), caller.token)
+            there.add_done_callback(lambda done: _copy(done, answer))
+
+    written.add_done_callback(settled)
+    return answer
+
+
+def _copy(done: Future[Any], to: Future[Any]) -> None:
+    error = done.exception()
+    if isinstance(error, LinkClosed):
+        error = StoreError("a process of the server stopped while it answered; try again")
+    to.set_exception(error) if error is not None else to.set_result(done.result())
 
 
 def _written_events(
@@ -108,7 +155,7 @@ def _written_events(
     grant = caller.grant(service, info)
     if grant.anonymous:
         _refuse(caller, "writing events needs the game's table token, or a seat's token for that seat's own events")
-    if grant.seat is not None and dealt_by_loom(live.store, game_id):
+    if grant.seat is not None and live.dealt_by_loom(game_id):
         raise Forbidden(
             f"game {game_id} was dealt by Loom, which knows its hidden cards: seat {grant.seat} plays actions "
             f"(POST /games/{game_id}/actions) and writes no events"
@@ -119,13 +166,6 @@ def _written_events(
         # may_write saw every event before its rules; this second look keeps it so whatever the parser accepts
         _refuse(caller, f"seat {grant.seat}'s token writes only seat {grant.seat}'s events")
     return _append(live, info, game, state, played, grant.seat)
-
-
-def dealt_by_loom(store: Store, game_id: int) -> bool:
-    """Whether Loom recorded the game's hidden orders (its first event has the deck, and Moorea's the pile too):
-    a game the server dealt, not one whose cards a real table reports as they turn up."""
-    first = store.load(game_id, after=0, upto=1)[0].payload
-    return any(getattr(first, name, None) is not None for name in ("deck", "pile"))
 
 
 def _own_events_of(seat: int | None, caller: Caller) -> Callable[[int | None], None]:
