@@ -2,13 +2,15 @@
 its own), next to the FLOOR measured in the same run: a minimal FastAPI app served by the same uvicorn that inserts
 one DuckDB row per request and commits it (bench/api_floor.py). Then the latency of a state read at a random turn.
 
-The servers run in processes of their own (`logs serve`; the floor app), on free loopback ports, both throughout;
+The servers run in processes of their own (`logs serve --processes 2`: the primary and one shard, a process for
+each core; the floor app), on free loopback ports, both throughout;
 each of Loom's phases follows the floor's with as many clients. The load comes from one more process, cheap so that
 it leaves the servers most of the two cores: asyncio on uvloop with raw HTTP/1.1 keep-alive connections (one per
 client, hand-written requests, orjson), no HTTP library. Each client waits for the answer to its append before
 sending the next (the answer lists the legal actions it picks the next one from), and takes another game when its
 game ends. Each phase runs for a fixed time after a warm-up; appends/s is over that time, p50/p99 of every append in
-it. Beside each rate, the server's CPU per request over the phase (read from /proc): the machine's load moves it
+it. Beside each rate, the server's CPU per request over the phase (read from /proc, over the server's processes
+and those it started: its shard, its projector's worker): the machine's load moves it
 much less than the rates, so it tells a change of the code from a change of the machine. The load's own CPU per
 request is reported too: what of the two cores it leaves the servers.
 
@@ -69,6 +71,8 @@ from loom.service.server import free_port  # noqa: E402
 NAME = "api"
 ADMIN = "bench-admin-token-0123456789"
 CLIENTS = (1, 8, 64)
+PROCESSES = 2
+"""`logs serve --processes`: the primary and one shard, a process for each of the two cores."""
 # Open games made ready before each of Loom's phases: enough for this many appends/s over the warm-up and the timed
 # window (a Motto game of three is ~116 appends), and at least two per client. A phase that uses them up creates
 # more inside its window, counted in the report.
@@ -97,10 +101,10 @@ def served(command: list[str], port: int, ready: str) -> Iterator[tuple[str, int
         server.wait(30)
 
 
-def loom_server(db: Path, python: str = sys.executable) -> tuple[list[str], int]:
+def loom_server(db: Path, python: str = sys.executable, processes: int = 1) -> tuple[list[str], int]:
     port = free_port()
     command = [python, "-m", "loom.cli.main", "serve", "--port", str(port), "--db", str(db)]
-    return [*command, "--admin-token", ADMIN], port
+    return [*command, "--admin-token", ADMIN, *(["--processes", str(processes)] if processes > 1 else [])], port
 
 
 def floor_server(db: Path) -> tuple[list[str], int]:
@@ -109,9 +113,24 @@ def floor_server(db: Path) -> tuple[list[str], int]:
 
 
 def cpu_seconds(pid: int) -> float:
-    """The CPU time (user and system, every thread) the process `pid` has used so far."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    """The CPU time (user and system, every thread) that the process `pid` and the processes it started (its
+    shards, its projector's worker, through its forkserver) have used so far."""
+    stats = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:  # ended meanwhile
+                continue
+            stats[int(entry.name)] = (int(fields[1]), int(fields[11]) + int(fields[12]))
+    ticks, family = 0, {pid}
+    while True:
+        more = {child for child, (parent, _) in stats.items() if parent in family} - family
+        if not more:
+            break
+        family |= more
+    ticks = sum(stats[member][1] for member in family if member in stats)
+    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 # --- The load: one process, asyncio, a raw keep-alive HTTP/1.1 connection per client ------------------------------
@@ -353,6 +372,7 @@ def main() -> None:
         help="requests/s offered in all, paced, instead of each client sending as soon as answered: the servers' CPU "
         "per request is then compared at equal rates (a closed loop's rate moves with the machine)",
     )
+    p.add_argument("--processes", type=int, default=PROCESSES, help=f"Loom's serving processes (default {PROCESSES})")
     args = p.parse_args()
     if args.drive:
         kind, base, pid, clients, warmup, seconds, out, given, target, rate = json.loads(args.drive)
@@ -365,6 +385,7 @@ def main() -> None:
     warmup = 1.0
     params: dict[str, Any] = {"recorded_games": games, "seconds_per_phase": seconds, "warmup_s": warmup, "reads": reads}
     params["repeats"] = args.repeat
+    params["processes"] = f"logs serve --processes {args.processes}"
     if args.rate:
         params["offered_rate"] = f"{args.rate:,.0f} requests/s in all, paced (a client behind its pace sends at once)"
     params["pool"] = f"games created before each phase: enough for {POOL_RATE:,} appends/s, at least 2 per client"
@@ -378,7 +399,7 @@ def main() -> None:
             project(store)
             recorded = [(info.id, info.turns) for info in store.games(GAME, games)]
         floor_command, floor_port = floor_server(tmp / "floor.duckdb")
-        command, port = loom_server(db)
+        command, port = loom_server(db, processes=args.processes)
         # Every server runs throughout, and the phases with as many clients follow each other (the floor's, main's,
         # Loom's), repeated: the machine is shared, and its load changes over a run.
         with ExitStack() as servers:
