@@ -35,15 +35,29 @@ GRACE = 2
 """Seconds the server waits for open requests when it stops, before it cancels them."""
 
 
-class LoomServer(uvicorn.Server):
-    """uvicorn's server, which also ends the live streams when asked to stop (they would otherwise hold it open);
-    with shards, it takes the connections itself and deals them out (service/shards.py)."""
+class TunedServer(uvicorn.Server):
+    """uvicorn's server, run with the interpreter tuned for serving and the access log written off the loop."""
+
+    def __init__(self, config: uvicorn.Config) -> None:
+        super().__init__(config)
+        self.access_log = AccessLog.start()
+
+    def run(self, sockets: list[socket.socket] | None = None) -> None:
+        with _tuned_interpreter():
+            try:
+                super().run(sockets)
+            finally:
+                self.access_log.stop()
+
+
+class LoomServer(TunedServer):
+    """The server, which also ends the live streams when asked to stop (they would otherwise hold it open); with
+    shards, it takes the connections itself and deals them out (service/shards.py)."""
 
     def __init__(self, config: uvicorn.Config, service: Service, shards: Shards | None = None) -> None:
         super().__init__(config)
         self.service = service
         self.shards = shards
-        self.access_log = AccessLog.start()
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
         shards = self.shards
@@ -74,13 +88,6 @@ class LoomServer(uvicorn.Server):
         if self.shards is not None:
             await self.shards.stop()  # they answer what they have (their appends through this loop), then end
         await super().shutdown(sockets)
-
-    def run(self, sockets: list[socket.socket] | None = None) -> None:
-        with _tuned_interpreter():
-            try:
-                super().run(sockets)
-            finally:
-                self.access_log.stop()
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
         self.service.hub.close()

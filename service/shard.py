@@ -35,7 +35,7 @@ from loom.service.database import LATEST, Database
 from loom.service.hub import Hub
 from loom.service.link import Link
 from loom.service.owners import PRIMARY, Elsewhere
-from loom.service.server import GRACE, AccessLog, CoalescingHttp, _tuned_interpreter, hide_tokens_in_access_log
+from loom.service.server import GRACE, CoalescingHttp, TunedServer, hide_tokens_in_access_log
 from loom.service.settings import Settings
 
 HOP_BY_HOP = frozenset({b"connection", b"keep-alive", b"transfer-encoding", b"te", b"trailer", b"upgrade"})
@@ -235,22 +235,14 @@ async def _left(receive: Receive, left: asyncio.Event) -> None:
         pass
 
 
-class ShardServer(uvicorn.Server):
-    """uvicorn's server with no socket of its own: it serves the connections the primary hands it."""
+class ShardServer(TunedServer):
+    """A server with no socket of its own: it serves the connections the primary hands it."""
 
     def __init__(
         self, config: uvicorn.Config, service: Service, db: ShardDatabase, link: socket.socket, fds: socket.socket
     ) -> None:
         super().__init__(config)
         self.service, self.db, self._link_socket, self._fds = service, db, link, fds
-        self.access_log = AccessLog.start()
-
-    def run(self, sockets: list[socket.socket] | None = None) -> None:
-        with _tuned_interpreter():
-            try:
-                super().run(sockets)
-            finally:
-                self.access_log.stop()
 
     @contextlib.contextmanager
     def capture_signals(self) -> Iterator[None]:

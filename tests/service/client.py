@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import threading
 import time
 from dataclasses import dataclass
 from random import Random
@@ -95,3 +96,15 @@ def wait_until_serving(api: Api, server: subprocess.Popen[Any]) -> None:
         except httpx.TransportError:
             assert server.poll() is None and time.monotonic() < deadline, "the server did not start"
             time.sleep(0.1)
+
+
+def follow(api: Api, path: str, token: str, last_seq: int, connected: threading.Event, told: list[str]) -> None:
+    """Read a stream into `told` until it has sent event `last_seq`; set `connected` once it has said hello."""
+    with api.http.stream("GET", path, headers={"Authorization": f"Bearer {token}"}, timeout=30) as stream:
+        text = ""
+        for chunk in stream.iter_text():
+            connected.set()
+            text += chunk
+            if f'"seq":{last_seq},' in text:
+                break
+    told.append(text)

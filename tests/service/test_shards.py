@@ -24,7 +24,7 @@ from loom.replay.journal import journal_path, pending
 from loom.replay.store import Store
 from loom.service.server import free_port, running
 from loom.service.settings import Settings
-from tests.service.client import ADMIN, STARTUP, Api, sse_messages, wait_until_serving
+from tests.service.client import ADMIN, STARTUP, Api, follow, sse_messages, wait_until_serving
 
 CONNECTIONS = 3
 """Clients that take turns with each move of a game: the primary deals connections out in turn (to itself, then to
@@ -198,11 +198,12 @@ def test_pages_reads_and_live_streams_through_either_process_are_the_primarys(tm
         try:
             game = clients[0].create("motto", ["Ann", "Ben"], seed=3)
             seat, table = game["tokens"]["seats"][0], game["tokens"]["table"]
+            stream = f"/games/{game['id']}/stream"
             streams: list[list[str]] = [[] for _ in clients]
             connected = [threading.Event() for _ in clients]
             last = game["seq"] + 6
             followers = [
-                threading.Thread(target=_follow, args=(client, game["id"], seat, last, connected[i], streams[i]))
+                threading.Thread(target=follow, args=(client, stream, seat, last, connected[i], streams[i]))
                 for i, client in enumerate(clients)
             ]
             for follower in followers:
@@ -229,16 +230,3 @@ def test_pages_reads_and_live_streams_through_either_process_are_the_primarys(tm
         finally:
             for client in clients:
                 client.close()
-
-
-def _follow(api: Api, game_id: int, token: str, last_seq: int, connected: threading.Event, told: list[str]) -> None:
-    """Read the game's live stream into `told` until it has sent event `last_seq`."""
-    path = f"/games/{game_id}/stream"
-    with api.http.stream("GET", path, headers={"Authorization": f"Bearer {token}"}, timeout=30) as stream:
-        text = ""
-        for chunk in stream.iter_text():
-            connected.set()
-            text += chunk
-            if f'"seq":{last_seq},' in text:
-                break
-    told.append(text)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from tests.service.client import Api, read_stream, sse_messages
+from tests.service.client import Api, follow, read_stream, sse_messages
 
 
 def _play(api: Api, game: dict[str, Any], actions: int) -> int:
@@ -19,23 +19,11 @@ def _play(api: Api, game: dict[str, Any], actions: int) -> int:
     return last
 
 
-def _follow(api: Api, path: str, token: str, last_seq: int, connected: threading.Event, told: list[str]) -> None:
-    """Read a stream into `told` until it has sent event `last_seq`; set `connected` once it has said hello."""
-    with api.http.stream("GET", path, headers={"Authorization": f"Bearer {token}"}, timeout=30) as stream:
-        text = ""
-        for chunk in stream.iter_text():
-            connected.set()
-            text += chunk
-            if f'"seq":{last_seq},' in text:
-                break
-    told.append(text)
-
-
 def test_a_seat_follows_a_game_as_it_is_played(api: Api) -> None:
     game = api.create("motto", ["Ann", "Ben"], seed=8)
     seat_0, connected, told = game["tokens"]["seats"][0], threading.Event(), []
     path = f"/games/{game['id']}/stream"
-    follower = threading.Thread(target=_follow, args=(Api(api.base), path, seat_0, game["seq"] + 8, connected, told))
+    follower = threading.Thread(target=follow, args=(Api(api.base), path, seat_0, game["seq"] + 8, connected, told))
     follower.start()
     assert connected.wait(10)
     last = _play(api, game, 4)
