@@ -116,7 +116,7 @@ class Shards:
         listener.setblocking(False)
         loop.add_reader(listener.fileno(), self._accept)
 
-    def close_listener(self) -> None:
+    def _close_listener(self) -> None:
         """Take no more connections (the first step of stopping)."""
         if self._listener is not None and self._loop is not None:
             self._loop.remove_reader(self._listener.fileno())
@@ -126,7 +126,7 @@ class Shards:
     async def stop(self) -> None:
         """Ask each shard to stop (it answers the requests it has, over its link), and wait for it."""
         self._stopping = True
-        self.close_listener()
+        self._close_listener()
         for shard in self._shards:
             if shard.link is not None:
                 shard.link.tell("stop")
