@@ -101,14 +101,22 @@ def _mark_key(shard: int) -> str:
 
 
 def _shard_journals(db_path: str | Path) -> list[tuple[int, Path]]:
-    """The shards' journals beside the database, by shard."""
+    """The shards' journals beside the database, by shard, each one's retired file (`retired_path`) before it."""
     main = journal_path(db_path)
     found = []
     for path in main.parent.glob(main.name + ".*"):
-        suffix = path.name[len(main.name) + 1 :]
+        suffix = path.name[len(main.name) + 1 :].removesuffix(RETIRED)
         if suffix.isdigit() and int(suffix) > 0:
-            found.append((int(suffix), path))
-    return sorted(found)
+            found.append((int(suffix), not path.name.endswith(RETIRED), path))
+    return [(shard, path) for shard, _, path in sorted(found)]
+
+
+RETIRED = ".old"
+
+
+def retired_path(path: Path) -> Path:
+    """Where a shard's journal goes when the shard starts a fresh one: kept until the primary has moved it whole."""
+    return path.with_name(path.name + RETIRED)
 
 
 def encode(appends: Sequence[Append]) -> bytes:
@@ -427,7 +435,8 @@ class _Pending:
     appends: Sequence[Append]
     rows: Sequence[EventColumns]  # each append's events as stored: made once, for the record
     shard: int = 0  # the journal: this process's (0), or a shard's, whose record is read from its file:
-    body: list[Any] | None = None  # the record as written there
+    body: list[Any] | None = None  # the record as written there,
+    generation: int = 0  # in the file of this generation
 
     def __len__(self) -> int:
         return len(self.appends) if self.body is None else len(self.body)
@@ -440,22 +449,41 @@ class _Pending:
 
 class _Follower:
     """A shard's journal, as the primary's mover reads it: its whole records from where it last read (through a
-    read-only map of the file, remapped as it grows), and the file the shard starts when asked to cut."""
+    read-only map of the file, remapped as it grows). When the shard starts a fresh file (asked by the mover), the
+    old one is renamed aside (`retired_path`), whole: it is read to its end, then the new one from its start, and the
+    old one is removed once moved."""
 
     def __init__(self, shard: int, path: Path) -> None:
         self.shard, self.path = shard, path
-        self.fd = os.open(path, os.O_RDONLY)
+        self._open()
+        self.moved = HEADER.size  # offset just past the last record moved, in the file of generation `moved_in`
+        self.moved_in = self.generation
+        self.synced = 0  # records read when last flushed
+        self.records = 0
+        self.cut_asked = 0  # the generation a fresh file was last asked after (once each)
+        self.retired: tuple[int, int] | None = None  # (generation, end) of the file set aside, until moved
+
+    def _open(self) -> None:
+        self.fd = os.open(self.path, os.O_RDONLY)
         self.inode = os.fstat(self.fd).st_ino
-        self.generation = _generation(path) or 0
+        self.generation = _generation(self.path) or 0
         self.map: mmap.mmap | None = None
         self.read = HEADER.size  # offset just past the last record read
-        self.moved = HEADER.size  # ... and moved
-        self.synced = HEADER.size
-        self.cut_asked = 0  # the generation a cut was last asked of (once each)
 
-    def new_records(self) -> Iterator[tuple[int, list[Any]]]:
-        """The records written since the last call, each with the offset just past it; at the end of a file the
-        shard has cut (it does only once every record of it is moved), the next file's from its start."""
+    def new_records(self) -> Iterator[tuple[int, int, list[Any]]]:
+        """The records written since the last call: (generation, offset just past it, body)."""
+        try:  # looked at first: a file is whole once it is aside
+            rotated = os.stat(self.path).st_ino != self.inode
+        except FileNotFoundError:  # between the shard's two renames: the next look finds the fresh file
+            rotated = False
+        yield from self._rest()
+        if rotated:
+            self.retired = (self.generation, self.read)
+            self.close()
+            self._open()
+            yield from self._rest()
+
+    def _rest(self) -> Iterator[tuple[int, int, list[Any]]]:
         size = os.fstat(self.fd).st_size
         if self.map is None or size > len(self.map):
             if self.map is not None:
@@ -463,23 +491,20 @@ class _Follower:
             self.map = mmap.mmap(self.fd, size, prot=mmap.PROT_READ)
         for end, body in records(self.map, self.read):
             self.read = end
-            yield end, body
-        if self.read == self.moved and os.stat(self.path).st_ino != self.inode:
-            self._reopen()
-            yield from self.new_records()
+            self.records += 1
+            yield self.generation, end, body
 
-    def _reopen(self) -> None:
-        self.close()
-        self.fd = os.open(self.path, os.O_RDONLY)
-        self.inode = os.fstat(self.fd).st_ino
-        self.generation = _generation(self.path) or 0
-        self.map = None
-        self.read = self.moved = self.synced = HEADER.size
+    def moved_to(self, generation: int, offset: int) -> None:
+        """Records are moved up to (generation, offset): a file set aside and moved whole is removed."""
+        self.moved_in, self.moved = generation, offset
+        if self.retired is not None and generation > self.retired[0]:
+            retired_path(self.path).unlink(missing_ok=True)
+            self.retired = None
 
     def flush(self) -> None:
-        if self.read > self.synced:
+        if self.records > self.synced:
             os.fdatasync(self.fd)  # the shard's pages are this file's pages: flushed as the shard's own would be
-            self.synced = self.read
+            self.synced = self.records
 
     def close(self) -> None:
         if self.map is not None:
@@ -503,11 +528,12 @@ class ShardJournal:
         except OSError as error:
             raise StoreError(f"cannot write the journal {self.path}: {error.strerror}") from None
 
-    def cut(self, generation: int, offset: int) -> None:
-        """Start a fresh file of the next generation if nothing was written past `offset` of this one (which the
-        primary has moved whole); else nothing: it asks again once it has moved the rest."""
-        if self._file.end != offset or _generation(self.path) != generation:
+    def cut(self, generation: int) -> None:
+        """Set this file (of `generation`) aside whole and start a fresh one of the next generation, the primary's
+        mover having moved the one set aside before (it removes each once moved; recovery moves both in order)."""
+        if _generation(self.path) != generation or retired_path(self.path).exists():
             return
+        os.replace(self.path, retired_path(self.path))
         _write_fresh(self.path, generation + 1, self.fsync)
         self._file.close()
         self._file = _Mapped(self.path)
@@ -548,9 +574,9 @@ class Journal:
         self._followers: list[_Follower] = []  # the journals of the server's shards
         self.shard_appended: Callable[[int], None] = lambda game_id: None
         """Told of each game a shard's record appends to, as the record is read (a live stream of it wakes)."""
-        self.ask_cut: Callable[[int, int, int], None] = lambda shard, generation, offset: None
-        """Told (on the mover's thread) that a shard's journal is moved whole up to an offset past CUT_AT: the shard
-        may start a fresh file (`ShardJournal.cut`)."""
+        self.ask_cut: Callable[[int, int], None] = lambda shard, generation: None
+        """Told (on the mover's thread) that a shard's journal of `generation` is moved past CUT_AT: the shard is to
+        set it aside and start a fresh file (`ShardJournal.cut`)."""
         self._lock = threading.Condition()
         self._hurried = threading.Event()
         self._stopping = False
@@ -591,9 +617,9 @@ class Journal:
         """Take the records the shards wrote since the last look as pending (under the lock); whether any were."""
         found = False
         for follower in self._followers:
-            for end, body in follower.new_records():
+            for generation, end, body in follower.new_records():
                 self.acked += 1
-                self._pending.append(_Pending(self.acked, end, (), (), follower.shard, body))
+                self._pending.append(_Pending(self.acked, end, (), (), follower.shard, body, generation))
                 for append in body:
                     self._acked_of[append[0]] = self.acked
                     self.shard_appended(append[0])
@@ -630,6 +656,7 @@ class Journal:
             follower.close()
             if not self._pending:
                 follower.path.unlink(missing_ok=True)
+                retired_path(follower.path).unlink(missing_ok=True)
         self.store.close()
 
     def _run(self) -> None:
@@ -699,10 +726,11 @@ class Journal:
                 taken += rest
             if not self._pending and self.offset > CUT_AT:
                 self._cut()
-            for follower in self._followers:
-                if follower.read == follower.moved > CUT_AT and follower.cut_asked != follower.generation:
+            for follower in self._followers:  # a file past CUT_AT set aside by its shard, once the last one is gone
+                past = follower.moved_in == follower.generation and follower.moved > CUT_AT
+                if past and follower.retired is None and follower.cut_asked != follower.generation:
                     follower.cut_asked = follower.generation
-                    self.ask_cut(follower.shard, follower.generation, follower.moved)
+                    self.ask_cut(follower.shard, follower.generation)
         self._moved(sorted({game_id for p in taken for game_id in p.game_ids()}))
 
     def _commit(self, taken: list[_Pending]) -> None:
@@ -715,11 +743,11 @@ class Journal:
                 marks[0] = (self.generation, p.offset)
             else:  # a shard's
                 appends.extend(_whole(p.body))
-                marks[p.shard] = (followers[p.shard].generation, p.offset)
+                marks[p.shard] = (p.generation, p.offset)
         move(self.store, appends, marks)
-        for shard, (_, offset) in marks.items():
+        for shard, (generation, offset) in marks.items():
             if shard:
-                followers[shard].moved = offset
+                followers[shard].moved_to(generation, offset)
         self.moves += 1
         self.appends_moved += len(appends)
 

@@ -13,6 +13,7 @@ lives only in replay/queries.py. The work is done by a module per job, which thi
 
 from __future__ import annotations
 
+import glob
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -99,9 +100,9 @@ class Store:
         if threads:
             db.set_threads(threads)
         store = cls(db, read_only=read_only and db.path != MEMORY)
-        # A server's journal (replay/journal.py, `<db>.journal`) left behind is moved in first; the module (and the
-        # games' rules it may need) is imported only when there is one.
-        if db.path != MEMORY and os.path.exists(f"{db.path}.journal"):
+        # A server's journals (replay/journal.py, `<db>.journal` and its shards' `<db>.journal.1`...) left behind are
+        # moved in first; the module (and the games' rules it may need) is imported only when there is one.
+        if db.path != MEMORY and _journals_beside(db.path):
             from loom.replay import journal
 
             if read_only and journal.pending(db.path):
@@ -318,3 +319,9 @@ class Store:
     def recorded_kinds(self) -> list[str]:
         """The kinds of game with a finished root game recorded, by name."""
         return report_tables.recorded_kinds(self.db)
+
+
+def _journals_beside(db_path: str) -> bool:
+    """Whether a server's journal (its own, or a shard's) lies beside the database file."""
+    path = Path(db_path)
+    return os.path.exists(f"{db_path}.journal") or any(path.parent.glob(glob.escape(path.name) + ".journal.*"))

@@ -180,11 +180,11 @@ class Shards:
 
         return {"ready": ready, "take": take, "release": release, "append": append}
 
-    def _ask_cut(self, shard: int, generation: int, offset: int) -> None:
-        """The mover moved a shard's journal whole (on its thread): the shard may start a fresh file."""
+    def _ask_cut(self, shard: int, generation: int) -> None:
+        """The mover moved a shard's journal past its size (on its thread): the shard is to start a fresh file."""
         loop, link = self._loop, self._shards[shard - 1].link
         if loop is not None and link is not None:
-            loop.call_soon_threadsafe(link.tell, "cut", generation, offset)
+            loop.call_soon_threadsafe(link.tell, "cut", generation)
 
     def _hand(self, game_id: int, process: int) -> tuple[Any, Any, bool] | None:
         at = self.db.hand(game_id, process)

@@ -423,30 +423,58 @@ def test_a_shards_journal_left_by_a_killed_server_is_moved_in_when_the_file_is_n
     assert _stored(path) == _stored(by_hand)
 
 
-def test_a_shard_starts_a_fresh_journal_once_the_mover_has_moved_it_whole_and_asks(
+def test_a_shard_sets_its_journal_aside_for_a_fresh_one_when_the_mover_asks_and_every_record_is_moved(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(journal_file, "CUT_AT", 2048)
     path, by_hand = tmp_path / "served.duckdb", tmp_path / "by_hand.duckdb"
     held: list[Any] = []
+    asked: list[int] = []  # the mover's requests, carried out on the shard's one thread (here, the test's)
     generations: set[int | None] = set()
 
     def write(index: int, a: Append) -> None:
         if not held:
             store = Store.open(path)
             journal = Journal(store.cursor(), settle=3600)
-            shard = ShardJournal(journal.follow(1), fsync=False)
-            journal.ask_cut = lambda _, generation, offset: shard.cut(generation, offset)
-            held.extend([store, journal, shard])
-        _, journal, shard = held
+            journal.ask_cut = lambda _, generation: asked.append(generation)
+            held.extend([store, journal, ShardJournal(journal.follow(1), fsync=False), 0])
+        _, journal, shard, count = held
+        held[3] = count = count + 1
+        if asked and count % 3 == 2:  # set aside with a record the mover has not read yet
+            shard.cut(asked.pop())
         shard.append([a])
-        journal.caught_up()  # moved at once: the mover then asks for a fresh file once this one is past CUT_AT
         generations.add(journal_file._generation(journal_path(path, 1)))
+        if count % 3 == 0:  # a read: what the shard wrote so far is moved, and past CUT_AT a fresh file is asked
+            journal.caught_up()
 
     _played_out(path, by_hand, write, seeds=range(1))
-    store, journal, shard = held
+    store, journal, shard, _ = held
     shard.close()
     journal.close()
     store.close()
-    assert len(generations) > 2  # cut again and again, and every record of every file moved
+    assert len(generations) > 2
+    assert not journal_file.retired_path(journal_path(path, 1)).exists()
+    assert _stored(path) == _stored(by_hand)
+
+
+def test_a_shards_journal_set_aside_and_its_fresh_one_left_by_a_killed_server_are_both_moved_in(
+    tmp_path: Path,
+) -> None:
+    path, by_hand = tmp_path / "crashed.duckdb", tmp_path / "by_hand.duckdb"
+    shard: list[Any] = []
+
+    def write(index: int, a: Append) -> None:
+        if not shard:  # the file as the primary makes it for its shard (the generation after the mark: 1)
+            journal_file._write_fresh(journal_path(path, 1), 1, False)
+            shard.extend([ShardJournal(journal_path(path, 1), fsync=False), 0])
+        shard[1] += 1
+        if shard[1] == 20:  # set aside with nothing of it moved
+            shard[0].cut(1)
+        shard[0].append([a])
+
+    _played_out(path, by_hand, write, seeds=range(1))
+    shard[0].close()
+    assert journal_file.retired_path(journal_path(path, 1)).exists()
+    Store.open(path).close()  # moves the one set aside, then the fresh one
+    assert not pending(path) and not journal_file.retired_path(journal_path(path, 1)).exists()
     assert _stored(path) == _stored(by_hand)
