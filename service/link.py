@@ -13,6 +13,7 @@ import logging
 import pickle
 import struct
 from collections.abc import Awaitable, Callable
+from concurrent.futures import Future
 from typing import Any
 
 log = logging.getLogger("loom.service")
@@ -88,6 +89,14 @@ class Link(asyncio.Protocol):
         self._waiting[self._next] = answer
         self._send(self._next, kind, args)
         return future
+
+    def call_threadsafe(self, loop: asyncio.AbstractEventLoop, kind: str, *args: Any) -> Future[Any]:
+        """`call` from any thread (the link's loop given): a future of the answer that any thread may wait on."""
+
+        async def called() -> Any:
+            return await self.call(kind, *args)
+
+        return asyncio.run_coroutine_threadsafe(called(), loop)
 
     def tell(self, kind: str, *args: Any) -> None:
         """Tell the other end, no answer wanted (nothing if it is gone)."""

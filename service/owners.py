@@ -10,6 +10,8 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
+from loom.replay.store import StoreError
+
 PRIMARY = 0
 
 
@@ -19,6 +21,11 @@ class Elsewhere(Exception):
     def __init__(self, game_id: int, process: int) -> None:
         super().__init__(f"game {game_id} is held by process {process}")
         self.game_id, self.process = game_id, process
+
+
+def moving(game_id: int) -> StoreError:
+    """The answer to an append caught as its game passes between processes (a 503: the client tries again)."""
+    return StoreError(f"game {game_id} is moving between the server's processes; try again")
 
 
 class Owners:

@@ -42,7 +42,6 @@ HOP_BY_HOP = frozenset({b"connection", b"keep-alive", b"transfer-encoding", b"te
 
 
 def main(
-    index: int,
     settings: Settings,
     secret: bytes,
     link: socket.socket,
@@ -283,8 +282,7 @@ class ShardServer(TunedServer):
         """An append of a game the primary holds, answered there (on this loop's thread, as every append here)."""
         link = self.db.link
         assert link is not None
-        call = _call(link, "append", route, game_id, body, token)
-        return asyncio.run_coroutine_threadsafe(call, asyncio.get_running_loop())
+        return link.call_threadsafe(asyncio.get_running_loop(), "append", route, game_id, body, token)
 
     async def _forwarded(self, route: str, game_id: int, body: bytes, token: str | None) -> Any:
         return await asyncio.wrap_future(writing.forwarded(self.service, route, game_id, body, token))
@@ -303,7 +301,3 @@ class ShardServer(TunedServer):
                 conn = socket.socket(fileno=fd)
                 conn.setblocking(False)
                 loop.create_task(loop.connect_accepted_socket(self._protocol, conn))
-
-
-async def _call(link: Link, kind: str, *args: Any) -> Any:
-    return await link.call(kind, *args)

@@ -39,10 +39,10 @@ from typing import Any
 
 from loom.events.base import LoomError
 from loom.replay.live import dealt_by_loom
-from loom.replay.store import StoreError
 from loom.service import writing
 from loom.service.context import Service
 from loom.service.link import Link
+from loom.service.owners import moving
 from loom.service.settings import Settings
 
 log = logging.getLogger("loom.service")
@@ -95,7 +95,7 @@ class Shards:
             fds, their_fds = socket.socketpair()
             process = context.Process(  # type: ignore[attr-defined]
                 target=shard.main,
-                args=(index, settings, secret, their_link, their_fds, self.proxy_path, str(path), journal.fsync),
+                args=(settings, secret, their_link, their_fds, self.proxy_path, str(path), journal.fsync),
                 name=f"loom-shard-{index}",
                 daemon=True,
             )
@@ -148,18 +148,13 @@ class Shards:
 
     def forward(self, process: int, route: str, game_id: int, body: bytes, token: str | None) -> Future[Any]:
         """An append for a game shard `process` holds, answered there (from any thread): its answer, or its error."""
-        shard = self._shards[process - 1]
+        link = self._shards[process - 1].link
         assert self._loop is not None
-        if shard.link is None:
+        if link is None:
             refused: Future[Any] = Future()
-            refused.set_exception(_moving(game_id))
+            refused.set_exception(moving(game_id))
             return refused
-
-        async def forwarded() -> Any:
-            assert shard.link is not None
-            return await shard.link.call("append", route, game_id, body, token)
-
-        return asyncio.run_coroutine_threadsafe(forwarded(), self._loop)
+        return link.call_threadsafe(self._loop, "append", route, game_id, body, token)
 
     def _handlers(self, shard: _Shard) -> dict[str, Callable[..., Any]]:
         db, journal = self.db, self.db.journal
@@ -237,10 +232,6 @@ class Shards:
         except OSError:  # its queue is full or it is gone: served here
             return False
         return True
-
-
-def _moving(game_id: int) -> Exception:
-    return StoreError(f"game {game_id} is moving between the server's processes; try again")
 
 
 def _end(process: Any) -> None:

@@ -32,7 +32,7 @@ from loom.service.context import Caller, Service
 from loom.service.errors import Conflict
 from loom.service.link import LinkClosed
 from loom.service.models import ActionBody, BranchBody, EventsBody, NewGameBody
-from loom.service.owners import Elsewhere
+from loom.service.owners import Elsewhere, moving
 from loom.service.views import tell_state
 
 
@@ -131,7 +131,7 @@ def _appending(
         if not isinstance(error, Elsewhere):
             _copy(done, answer)
         elif forwarded:  # it moved again meanwhile: the client tries again (no request goes round in circles)
-            answer.set_exception(StoreError(f"game {game_id} is moving between the server's processes; try again"))
+            answer.set_exception(moving(game_id))
         else:
             there = forward(error.process, route, game_id, body.model_dump_json().encode(), caller.token)
             there.add_done_callback(lambda done: _copy(done, answer))
