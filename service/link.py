@@ -103,10 +103,6 @@ class Link(asyncio.Protocol):
         if self.transport is not None:
             self._send(0, kind, args)
 
-    def close(self) -> None:
-        if self.transport is not None:
-            self.transport.close()
-
     def _send(self, number: int, kind: str, args: tuple[Any, ...]) -> None:
         """Queue a message: those of one turn of the loop leave in one write (one system call, one wake-up)."""
         data = pickle.dumps((number, kind, args), pickle.HIGHEST_PROTOCOL)
