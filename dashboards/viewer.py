@@ -324,9 +324,9 @@ def _html_line(line: list[Segment]) -> str:
     return "".join(parts)
 
 
-def _table_html(game: Game, state: Any, seat: int | None) -> str:
-    """The table of `state` as the page shows it (`state` already the seat's view)."""
-    return _pre(_drawn_lines(game, state, seat))
+def _table_html(game: Game, state: Any, seat: int | None, memo: dict[Any, Any] | None = None) -> str:
+    """The table of `state` as the page shows it (`state` already the seat's view); `memo` as `_drawn_lines`'s."""
+    return _pre(_drawn_lines(game, state, seat, memo))
 
 
 def table_styles(lines: Iterable[str]) -> str:

@@ -182,10 +182,13 @@ def check_page(found: Findings, walk: Recorded, where: str, page: str, seat: int
     for seq, table in tables:
         label = f"the table after event {seq}"
         found.check_text(f"{where}, {label}", table, in_text(walk, hidden_at(walk, seq, seat)))
-        # Motto draws its cards as glyphs, so each table is also compared with the drawing of the seat's view.
+        # Motto draws its cards as glyphs, so each table is also compared with the drawing of the seat's view (drawn
+        # with a memo of the seat's tables, as a page draws them: tests/dashboards/test_page_memo.py checks that a
+        # table drawn so is the table drawn alone).
         TALLY["tables compared"] += 1
         if (seq, seat) not in walk.tables:
-            walk.tables[seq, seat] = _table_html(walk.game, walk.seen(seq, seat), seat)
+            memo = walk.memos.setdefault(seat, {})
+            walk.tables[seq, seat] = _table_html(walk.game, walk.seen(seq, seat), seat, memo)
         if table != walk.tables[seq, seat]:
             whole_table = table == _table_html(walk.game, walk.states[seq], None)
             (found.leak if whole_table else found.wrong)(f"{where}, {label}", "not the drawing of the seat's view")

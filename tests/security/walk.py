@@ -51,6 +51,7 @@ class Recorded:
     api: Api | None = None
     cache: dict[tuple[int, Viewer], dict[str, Any]] = field(default_factory=dict)  # `told`
     tables: dict[tuple[int, int], str] = field(default_factory=dict)  # a seat's view drawn as a page's table
+    memos: dict[int, dict[Any, Any]] = field(default_factory=dict)  # per seat, the drawings those tables reuse
 
     @property
     def seats(self) -> int:

@@ -75,14 +75,16 @@ def sse_messages(text: str) -> list[tuple[str, dict[str, Any]]]:
 def read_stream(api: Api, path: str, token: str | None, last_seq: int) -> str:
     """The text of a live stream, read until it has sent event `last_seq` (or ended)."""
     headers = {"Authorization": f"Bearer {token}"} if token else {}
-    text = ""
+    text, read = "", 0  # the text so far, and how much of it has been read as whole messages
     with api.http.stream("GET", path, headers=headers, timeout=30) as stream:
         assert stream.status_code == 200, stream.read()
         for chunk in stream.iter_text():
             text += chunk
-            told = sse_messages(text[: text.rfind("\n\n") + 2])  # whole messages only
-            if any(kind == "end" or data.get("seq") == last_seq for kind, data in told):
-                return text
+            whole = text.rfind("\n\n") + 2
+            if whole > read:
+                told, read = sse_messages(text[read:whole]), whole
+                if any(kind == "end" or data.get("seq") == last_seq for kind, data in told):
+                    return text
     return text
 
 
