@@ -613,6 +613,23 @@ class Journal:
             self._lock.notify_all()  # the mover now looks at the shards' files every SYNC seconds
         return path
 
+    def refollow(self, shard: int) -> Path:
+        """The journal of a shard that stopped, moved in to its last whole record (one it was writing as it died
+        was never acknowledged) and removed; then a fresh one, as `follow` starts, for the shard that replaces it."""
+        while True:
+            self.caught_up()  # every whole record of its files read, and moved
+            with self._lock:
+                self._scan()
+                if any(p.shard == shard for p in self._pending):  # read by the last look: moved by the next
+                    continue
+                gone = next(f for f in self._followers if f.shard == shard)
+                self._followers.remove(gone)
+                break
+        gone.close()
+        retired_path(gone.path).unlink(missing_ok=True)
+        gone.path.unlink(missing_ok=True)
+        return self.follow(shard)
+
     def _scan(self) -> bool:
         """Take the records the shards wrote since the last look as pending (under the lock); whether any were."""
         found = False

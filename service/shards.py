@@ -19,8 +19,10 @@ and answers appends on a core of its own:
 A shard's appends reach a live stream of their game on the primary when its mover next looks at the shard's
 journal (every `journal.SYNC` seconds), not at once.
 
-A shard that stops is not replaced: the games it held go back to the primary (read from the journal and the file),
-and the primary serves every connection from then on.
+A shard that stops (a crash, `kill -9`) is replaced: the games it held go back to the primary at once (read from
+the journals and the file), its journal is moved in to its last whole record and removed, and a new shard of the
+same number starts with a fresh one and is dealt connections once it is ready (at most once every `RESPAWN_GAP`
+seconds, so a shard that cannot start does not take the primary's time starting it again and again).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ import os
 import shutil
 import socket
 import tempfile
+import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
@@ -49,6 +52,8 @@ log = logging.getLogger("loom.service")
 
 STOP_WAIT = 10.0
 """Seconds the primary waits for its shards to end their own requests when it stops, before it ends them."""
+RESPAWN_GAP = 5.0
+"""Seconds at least between the starts of a shard and of the one that replaces it."""
 
 
 @dataclass
@@ -60,6 +65,7 @@ class _Shard:
     link: Link | None = None
     ready: bool = False
     gone: asyncio.Event = field(default_factory=asyncio.Event)
+    started: float = field(default_factory=time.monotonic)
 
 
 class Shards:
@@ -77,9 +83,12 @@ class Shards:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._listener: socket.socket | None = None
         self._accepting: Callable[[], asyncio.Protocol] | None = None
+        self._spawn: Callable[[int, str], _Shard] | None = None
+        self._replacing: set[asyncio.Task[None]] = set()
 
     def start(self, settings: Settings, secret: bytes) -> None:
-        """Start the shard processes (from the main thread: they are born ignoring Ctrl-C; the primary stops them)."""
+        """Start the shard processes (from the main thread: the forkserver, and so every shard it starts, is born
+        ignoring Ctrl-C; the primary stops them)."""
         from loom.replay.workers import start_forkserver
         from loom.service import shard
 
@@ -89,13 +98,13 @@ class Shards:
             raise LoomError("a server of more than one process needs a file of its own, with its journal")
         journal.ask_cut = self._ask_cut
         journal.shard_appended = self.service.hub.appended
-        for index in range(1, self.count):
-            path = journal.follow(index)
+
+        def spawn(index: int, path: str) -> _Shard:
             link_end, their_link = socket.socketpair()
             fds, their_fds = socket.socketpair()
             process = context.Process(  # type: ignore[attr-defined]
                 target=shard.main,
-                args=(settings, secret, their_link, their_fds, self.proxy_path, str(path), journal.fsync),
+                args=(settings, secret, their_link, their_fds, self.proxy_path, path, journal.fsync),
                 name=f"loom-shard-{index}",
                 daemon=True,
             )
@@ -103,7 +112,10 @@ class Shards:
             their_link.close()
             their_fds.close()
             fds.setblocking(False)
-            self._shards.append(_Shard(index, process, link_end, fds))
+            return _Shard(index, process, link_end, fds)
+
+        self._spawn = spawn
+        self._shards = [spawn(index, str(journal.follow(index))) for index in range(1, self.count)]
 
     async def serve(self, listener: socket.socket, protocol: Callable[[], asyncio.Protocol]) -> None:
         """Take the listening socket's connections (on the running loop), each served by the next process in turn
@@ -111,10 +123,12 @@ class Shards:
         loop = self._loop = asyncio.get_running_loop()
         self._listener, self._accepting = listener, protocol
         for shard in self._shards:
-            handlers = self._handlers(shard)
-            shard.link = await Link.over(shard.link_end, handlers, closed=lambda s=shard: self._gone(s))  # type: ignore[misc]
+            await self._link(shard)
         listener.setblocking(False)
         loop.add_reader(listener.fileno(), self._accept)
+
+    async def _link(self, shard: _Shard) -> None:
+        shard.link = await Link.over(shard.link_end, self._handlers(shard), closed=lambda: self._gone(shard))
 
     def _close_listener(self) -> None:
         """Take no more connections (the first step of stopping)."""
@@ -127,6 +141,9 @@ class Shards:
         """Ask each shard to stop (it answers the requests it has, over its link), and wait for it."""
         self._stopping = True
         self._close_listener()
+        for task in self._replacing:  # a shard that would start again (its process, if started, ends with its link)
+            task.cancel()
+        await asyncio.gather(*self._replacing, return_exceptions=True)
         for shard in self._shards:
             if shard.link is not None:
                 shard.link.tell("stop")
@@ -191,12 +208,37 @@ class Shards:
         shard.link, shard.ready = None, False
         shard.gone.set()
         games = self.db.owners.drop(shard.index)
-        if not self._stopping:
-            log.warning(
-                "serving process %d stopped; its %d game(s) and its connections' successors are served by the primary",
-                shard.index,
-                len(games),
-            )
+        if not self._stopping and self._loop is not None:
+            log.warning("serving process %d stopped; its %d game(s) go back to the primary", shard.index, len(games))
+            task = self._loop.create_task(self._replace(shard))
+            self._replacing.add(task)  # the loop holds a task weakly
+            task.add_done_callback(self._replacing.discard)
+
+    async def _replace(self, gone: _Shard) -> None:
+        """Start a shard in the place of one that stopped, its journal moved in first."""
+        journal, spawn = self.db.journal, self._spawn
+        assert journal is not None and spawn is not None
+        await asyncio.sleep(gone.started + RESPAWN_GAP - time.monotonic())
+        if self._stopping:
+            return
+        await asyncio.to_thread(_end, gone.process)
+        gone.fds.close()
+        gone.link_end.close()
+        try:
+            path = await asyncio.to_thread(journal.refollow, gone.index)
+        except LoomError as error:  # the store far behind its journals: the primary serves alone
+            log.warning("serving process %d is not replaced: %s", gone.index, error)
+            return
+        if self._stopping:
+            return
+        shard = await asyncio.to_thread(spawn, gone.index, str(path))
+        self._shards[gone.index - 1] = shard
+        await self._link(shard)
+        if self._stopping:  # stopped while it started: `stop` did not see it
+            assert shard.link is not None
+            shard.link.tell("stop")
+            return
+        log.warning("serving process %d started again", gone.index)
 
     def _accept(self) -> None:
         listener, loop, protocol = self._listener, self._loop, self._accepting

@@ -402,6 +402,40 @@ def test_a_shards_journal_is_moved_in_by_the_primarys_mover_as_its_own_records_a
     assert _stored(path) == _stored(by_hand)
 
 
+def test_a_stopped_shards_journal_is_moved_in_to_its_last_whole_record_and_its_successor_starts_a_fresh_one(
+    tmp_path: Path,
+) -> None:
+    path, by_hand = tmp_path / "served.duckdb", tmp_path / "by_hand.duckdb"
+    held: list[Any] = []
+    replaced: list[int] = []
+
+    def write(index: int, a: Append) -> None:
+        if not held:
+            store = Store.open(path)
+            journal = Journal(store.cursor(), settle=3600)
+            held.extend([store, journal, ShardJournal(journal.follow(1), fsync=False), 0])
+        _, journal, shard, count = held
+        held[3] += 1
+        if index == 1 and count >= 16 and not replaced:
+            # The shard dies copying this append's record in (never acknowledged): half of it is in its file.
+            torn, mapped = journal_file.encoded_whole([a]), shard._file
+            mapped.map[mapped.end : mapped.end + len(torn) // 2] = torn[: len(torn) // 2]
+            shard.close()
+            fresh = journal.refollow(1)  # what it wrote whole is moved in, and its file removed
+            assert journal_file._generation(fresh) == 2 and fresh.stat().st_size == journal_file.HEADER.size
+            held[2] = ShardJournal(fresh, fsync=False)  # its successor; the client sends the append again
+            replaced.append(count)
+        (journal if index == 0 else held[2]).append([a])
+
+    _played_out(path, by_hand, write)
+    store, journal, shard, _ = held
+    shard.close()
+    journal.close()
+    store.close()
+    assert replaced and not journal_path(path, 1).exists()
+    assert _stored(path) == _stored(by_hand)
+
+
 def test_a_shards_journal_left_by_a_killed_server_is_moved_in_when_the_file_is_next_opened(tmp_path: Path) -> None:
     path, by_hand = tmp_path / "crashed.duckdb", tmp_path / "by_hand.duckdb"
     shard: list[ShardJournal] = []

@@ -144,14 +144,14 @@ def test_kill_9_of_the_primary_loses_no_append_either_process_acknowledged(tmp_p
     assert not pending(db)
 
 
-def test_kill_9_of_the_shard_leaves_the_primary_serving_its_games_with_nothing_lost(tmp_path: Path) -> None:
+def test_kill_9_of_the_shard_leaves_nothing_lost_and_a_new_shard_serves_in_its_place(tmp_path: Path) -> None:
     db, log = tmp_path / "shard.duckdb", tmp_path / "shard.log"
-    with served(db, log) as (server, base):
+    with served(db, log, LOGS_JOURNAL_SETTLE="3600") as (server, base):
         _, last = _play(base, range(3), moves=8)
         _, shard = _pids(log)
         os.kill(shard, signal.SIGKILL)
         _wait_for(lambda: "serving process 1 stopped" in log.read_text(), "the primary did not notice")
-        api = Api(base)  # a new connection: the primary's, now the only process serving
+        api = Api(base)  # a new connection: the primary's, the only process serving until the new shard is ready
         try:
             for game_id, seq in last.items():
                 now = api.ok("GET", f"/games/{game_id}/state", ADMIN)
@@ -161,11 +161,31 @@ def test_kill_9_of_the_shard_leaves_the_primary_serving_its_games_with_nothing_l
                     last[game_id] = api.ok("POST", f"/games/{game_id}/actions", ADMIN, json=body)["seq"]
         finally:
             api.close()
+        _wait_for(lambda: "serving process 1 started again" in log.read_text(), "no shard took its place", 30)
+        _wait_for(lambda: len(_pids(log)) == 3, "the new shard does not serve")
+        assert _alive(_pids(log)[2])
+        _, more = _play(base, range(10, 13), moves=6)
+        assert journal_path(db, 1).stat().st_size > 64  # the new shard answered appends, into a journal of its own
         os.killpg(server.pid, signal.SIGINT)
         assert server.wait(30) in (0, 130)
     with Store.open(db) as store:
-        for game_id, seq in last.items():
+        for game_id, seq in {**last, **more}.items():
             assert [event.seq for event in store.load(game_id)] == list(range(1, seq + 1))
+    assert not pending(db)
+
+
+def test_ctrl_c_while_a_shard_is_being_replaced_stops_the_server_with_no_traceback(tmp_path: Path) -> None:
+    log = tmp_path / "replacing.log"
+    with served(tmp_path / "replacing.duckdb", log) as (server, base):
+        _play(base, range(1), moves=4)
+        _, shard = _pids(log)
+        os.kill(shard, signal.SIGKILL)
+        _wait_for(lambda: "serving process 1 stopped" in log.read_text(), "the primary did not notice")
+        os.killpg(server.pid, signal.SIGINT)  # before its successor starts (RESPAWN_GAP after the shard did)
+        code = server.wait(30)
+    text = log.read_text()
+    assert code in (0, 130) and "Traceback" not in text and "Error" not in text, text
+    assert "started again" not in text and len(_pids(log)) == 2
 
 
 def test_ctrl_c_stops_both_processes_with_no_traceback(tmp_path: Path) -> None:
