@@ -144,10 +144,12 @@ class Shards:
         for task in self._replacing:  # a shard that would start again (its process, if started, ends with its link)
             task.cancel()
         await asyncio.gather(*self._replacing, return_exceptions=True)
+        told = []  # a shard not yet linked never hears it: it is ended below
         for shard in self._shards:
             if shard.link is not None:
                 shard.link.tell("stop")
-        for shard in self._shards:
+                told.append(shard)
+        for shard in told:
             try:
                 await asyncio.wait_for(shard.gone.wait(), STOP_WAIT)
             except TimeoutError:
