@@ -190,7 +190,8 @@ class Shards:
             db.owners.release(game_id, process)
 
         async def append(route: str, game_id: int, body: bytes, token: str | None) -> Any:
-            return await asyncio.wrap_future(writing.forwarded(self.service, route, game_id, body, token))
+            relayed = writing.forwarded(self.service, route, game_id, body, token, relay=True)
+            return await asyncio.wrap_future(relayed)
 
         return {"ready": ready, "take": take, "release": release, "append": append}
 

@@ -63,12 +63,12 @@ def _created(service: Service, new: NewGame) -> Staged[dict[str, Any]]:
 
 
 def act(
-    service: Service, caller: Caller, game_id: int, body: ActionBody, *, now: bool = False, forwarded: bool = False
+    service: Service, caller: Caller, game_id: int, body: ActionBody, *, now: bool = False, hops: int = 1
 ) -> Future[dict[str, Any]]:
     """The seat to move plays an action; chance follows from the game's seed. `now`: written on this thread at
     once if the writer is idle (the answer's Future is then done on return)."""
     job: Job[dict[str, Any]] = lambda live: _acted(service, caller, game_id, body, live)  # noqa: E731
-    return _appending(service, job, "actions", game_id, body, caller, now, forwarded)
+    return _appending(service, job, "actions", game_id, body, caller, now, hops)
 
 
 def _acted(service: Service, caller: Caller, game_id: int, body: ActionBody, live: Live) -> Staged[dict[str, Any]]:
@@ -91,7 +91,7 @@ def _acted(service: Service, caller: Caller, game_id: int, body: ActionBody, liv
 
 
 def write_events(
-    service: Service, caller: Caller, game_id: int, body: EventsBody, *, now: bool = False, forwarded: bool = False
+    service: Service, caller: Caller, game_id: int, body: EventsBody, *, now: bool = False, hops: int = 1
 ) -> Future[dict[str, Any]]:
     """Events a client writes itself, each checked by the rules: the table's token writes any; a seat's token only
     events its seat makes (chance's need the table), and none in a game Loom dealt (its seats play actions).
@@ -99,14 +99,17 @@ def write_events(
     Whose event each one is is checked before its rules run: a rule's refusal may describe the table as it really
     is (the top card of the deck), which a seat must not learn by writing events it may not write."""
     job: Job[dict[str, Any]] = lambda live: _written_events(service, caller, game_id, body, live)  # noqa: E731
-    return _appending(service, job, "events", game_id, body, caller, now, forwarded)
+    return _appending(service, job, "events", game_id, body, caller, now, hops)
 
 
-def forwarded(service: Service, route: str, game_id: int, body: bytes, token: str | None) -> Future[dict[str, Any]]:
-    """An append another serving process was asked for, of a game this one holds; not forwarded again."""
+def forwarded(
+    service: Service, route: str, game_id: int, body: bytes, token: str | None, *, relay: bool = False
+) -> Future[dict[str, Any]]:
+    """An append another serving process was asked for, of a game this one holds. With `relay` (the primary, for a
+    shard that found the game held elsewhere), one held by a third process is passed on to it; never further."""
     write = act if route == "actions" else write_events
     model = (ActionBody if route == "actions" else EventsBody).model_validate_json(body)
-    return write(service, Caller(token), game_id, model, now=True, forwarded=True)  # type: ignore[arg-type]
+    return write(service, Caller(token), game_id, model, now=True, hops=int(relay))  # type: ignore[arg-type]
 
 
 def _appending(
@@ -117,9 +120,11 @@ def _appending(
     body: ActionBody | EventsBody,
     caller: Caller,
     now: bool,
-    forwarded: bool,
+    hops: int,
 ) -> Future[dict[str, Any]]:
-    """The append written here; or, if another serving process holds the game, its answer there."""
+    """The append written here; or, if another serving process holds the game, its answer there (passed on at most
+    `hops` more times: a client's request once, to the holder or, from a shard, to the primary, which passes it on
+    once more if a third process holds the game)."""
     written = service.db.submit(job, appends_to=game_id if now else None)
     forward = service.forward
     if forward is None or (written.done() and not isinstance(written.exception(), Elsewhere)):
@@ -130,7 +135,7 @@ def _appending(
         error = done.exception()
         if not isinstance(error, Elsewhere):
             _copy(done, answer)
-        elif forwarded:  # it moved again meanwhile: the client tries again (no request goes round in circles)
+        elif not hops:  # it moved again meanwhile: the client tries again (no request goes round in circles)
             answer.set_exception(moving(game_id))
         else:
             there = forward(error.process, route, game_id, body.model_dump_json().encode(), caller.token)

@@ -32,13 +32,13 @@ its shard), so of any two new connections one is the primary's and one the shard
 
 
 @contextmanager
-def served(db: Path, log: Path, **env: str) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
-    """`logs serve --processes 2` on `db` (its log to `log`), in a process group of its own; it and its URL."""
+def served(db: Path, log: Path, processes: int = 2, **env: str) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+    """`logs serve --processes N` on `db` (its log to `log`), in a process group of its own; it and its URL."""
     port = free_port()
     command = [sys.executable, "-m", "loom.cli.main", "serve", "--db", str(db), "--port", str(port)]
     with open(log, "wb") as out:
         server = subprocess.Popen(
-            [*command, "--admin-token", ADMIN, "--processes", "2"],
+            [*command, "--admin-token", ADMIN, "--processes", str(processes)],
             stdout=out,
             stderr=subprocess.STDOUT,
             env={**os.environ, **env},
@@ -48,7 +48,7 @@ def served(db: Path, log: Path, **env: str) -> Iterator[tuple[subprocess.Popen[b
         probe = Api(f"http://127.0.0.1:{port}")
         wait_until_serving(probe, server)
         probe.close()
-        _wait_for(lambda: len(_pids(log)) == 2, "the shard did not start")
+        _wait_for(lambda: len(_pids(log)) == processes, "the shards did not start")
         yield server, f"http://127.0.0.1:{port}"
     finally:
         if server.poll() is None:
@@ -110,8 +110,11 @@ def _play(base: str, seeds: range, moves: int) -> tuple[list[Any], dict[int, int
             client.close()
 
 
-def test_games_played_through_both_processes_get_every_answer_one_process_gives(tmp_path: Path) -> None:
-    with served(tmp_path / "two.duckdb", tmp_path / "two.log") as (_, base):
+@pytest.mark.parametrize("processes", [2, 3])
+def test_games_played_through_every_process_get_every_answer_one_process_gives(tmp_path: Path, processes: int) -> None:
+    # With three, a shard asked for a game the other shard holds passes the request to the primary, which passes
+    # it on to that shard.
+    with served(tmp_path / "two.duckdb", tmp_path / "two.log", processes) as (_, base):
         two, _ = _play(base, range(4), moves=40)
     settings = Settings(str(tmp_path / "one.duckdb"), port=free_port(), admin_token=ADMIN)
     with running(settings) as base:
