@@ -603,11 +603,12 @@ class Journal:
             self._pending.append(_Pending(self.acked, self.offset, appends, rows))
             self._lock.notify_all()
 
-    def follow(self, shard: int) -> Path:
-        """Start the journal of a server's shard (a fresh file, of the generation after its mark), which the mover
-        reads and moves in beside this one; its path, for the shard to write."""
+    def follow(self, shard: int, after: int | None = None) -> Path:
+        """Start the journal of a server's shard (a fresh file, of the generation after `after`, by default after its
+        mark: read from the store, so before the mover runs), which the mover reads and moves in beside this one;
+        its path, for the shard to write."""
         path = journal_path(self.store.path, shard)
-        _write_fresh(path, _mark(self.store, shard)[0] + 1, self.fsync)
+        _write_fresh(path, (_mark(self.store, shard)[0] if after is None else after) + 1, self.fsync)
         with self._lock:
             self._followers.append(_Follower(shard, path))
             self._lock.notify_all()  # the mover now looks at the shards' files every SYNC seconds
@@ -628,7 +629,7 @@ class Journal:
         gone.close()
         retired_path(gone.path).unlink(missing_ok=True)
         gone.path.unlink(missing_ok=True)
-        return self.follow(shard)
+        return self.follow(shard, after=gone.generation)  # its mark is of that generation, or of one before
 
     def _scan(self) -> bool:
         """Take the records the shards wrote since the last look as pending (under the lock); whether any were."""
