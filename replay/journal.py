@@ -455,6 +455,7 @@ class _Follower:
 
     def __init__(self, shard: int, path: Path) -> None:
         self.shard, self.path = shard, path
+        self._guard = threading.Lock()  # the mover flushes the file as a replaced shard's follower is closed
         self._open()
         self.moved = HEADER.size  # offset just past the last record moved, in the file of generation `moved_in`
         self.moved_in = self.generation
@@ -502,14 +503,19 @@ class _Follower:
             self.retired = None
 
     def flush(self) -> None:
-        if self.records > self.synced:
-            os.fdatasync(self.fd)  # the shard's pages are this file's pages: flushed as the shard's own would be
-            self.synced = self.records
+        with self._guard:
+            if self.fd >= 0 and self.records > self.synced:
+                os.fdatasync(self.fd)  # the shard's pages are this file's pages: flushed as the shard's own would be
+                self.synced = self.records
 
     def close(self) -> None:
-        if self.map is not None:
-            self.map.close()
-        os.close(self.fd)
+        with self._guard:
+            if self.map is not None:
+                self.map.close()
+                self.map = None
+            if self.fd >= 0:
+                os.close(self.fd)
+                self.fd = -1
 
 
 class ShardJournal:
