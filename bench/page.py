@@ -54,7 +54,7 @@ def per_turn(game: Game, events: Sequence[Any], seat: int | None) -> list[viewer
             continue
         shown = state if seat is None else game.view(state, seat)
         turn = event.turn + 1 if last else events[k + 1].turn
-        out.append(viewer.Position(event.seq, turn, list(game.scores(shown)), viewer._drawn_lines(game, shown, seat)))
+        out.append(viewer.Position(event.seq, turn, list(game.scores(shown)), viewer.drawn_lines(game, shown, seat)))
     return out
 
 
@@ -66,7 +66,7 @@ def per_event_alone(game: Game, events: Sequence[Any], seat: int | None) -> list
         state = game.apply(state, event.payload)
         shown = state if seat is None else game.view(state, seat)
         turn = events[k + 1].turn if k + 1 < len(events) else event.turn + 1
-        out.append(viewer.Position(event.seq, turn, list(game.scores(shown)), viewer._drawn_lines(game, shown, seat)))
+        out.append(viewer.Position(event.seq, turn, list(game.scores(shown)), viewer.drawn_lines(game, shown, seat)))
     return out
 
 

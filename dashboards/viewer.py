@@ -46,7 +46,7 @@ from rich.text import Text
 from loom.dashboards.figures import COLOURS, _layout
 from loom.dashboards.page import Section, page
 from loom.engine.moves import advice_for, seen_move
-from loom.engine.presentation import presentation
+from loom.engine.presentation import Reader, presentation
 from loom.engine.protocol import Game
 from loom.engine.registry import get_game
 from loom.engine.telling import tell_game
@@ -269,21 +269,27 @@ class _MemoConsole(Console):
         return [line[:] for line in found]  # rich's callers may reshape the lines they are given
 
 
-TABLE_CONSOLE = {"width": 120, "color_system": "truecolor", "highlight": False, "markup": False, "emoji": False}
-"""The console the tables are drawn on (a memo of drawings holds for this console only)."""
+TABLE_WIDTH = 120
+"""The columns a page's table is drawn in (a phone's recording page draws fewer)."""
+TABLE_CONSOLE = {"color_system": "truecolor", "highlight": False, "markup": False, "emoji": False}
+"""The console the tables are drawn on (a memo of drawings holds for this console, at one width, only)."""
 
 
-def _drawn_lines(game: Game, state: Any, seat: int | None, memo: dict[Any, Any] | None = None) -> tuple[str, ...]:
-    """The game's own rendering of `state` (the one `logs replay` prints), a line of escaped HTML each, every style
-    a class: text is escaped and no link is drawn, so no string from a log can become markup, a link or a style.
-    With a `memo` (one per page), the tables, cells and lines drawn before are not drawn again."""
+def drawn_lines(
+    game: Game, state: Any, seat: Reader, memo: dict[Any, Any] | None = None, width: int = TABLE_WIDTH
+) -> tuple[str, ...]:
+    """The game's own rendering of `state` (the one `logs replay` prints), `width` columns wide, a line of escaped
+    HTML each, every style a class: text is escaped and no link is drawn, so no string from a log can become markup,
+    a link or a style. With a `memo` (one per page, of one width), the tables, cells and lines drawn before are not
+    drawn again."""
     renderable = presentation(game.name).render(state, seat)
+    settings = {**TABLE_CONSOLE, "width": width}
     if memo is None:
-        alone = Console(file=io.StringIO(), **TABLE_CONSOLE)  # type: ignore[arg-type]
+        alone = Console(file=io.StringIO(), **settings)  # type: ignore[arg-type]
         return tuple(_html_line(line) for line in alone.render_lines(renderable, alone.options, pad=False))
     console: Console | None = memo.get("console")
     if console is None:
-        console = memo["console"] = _MemoConsole(file=io.StringIO(), **TABLE_CONSOLE)  # type: ignore[arg-type]
+        console = memo["console"] = _MemoConsole(file=io.StringIO(), **settings)  # type: ignore[arg-type]
     renderable = _cached(renderable, memo)
     parts = renderable.renderables if isinstance(renderable, Group) else [renderable]
     options = console.options.reset_height()  # as a group draws its parts
@@ -325,8 +331,8 @@ def _html_line(line: list[Segment]) -> str:
 
 
 def _table_html(game: Game, state: Any, seat: int | None, memo: dict[Any, Any] | None = None) -> str:
-    """The table of `state` as the page shows it (`state` already the seat's view); `memo` as `_drawn_lines`'s."""
-    return _pre(_drawn_lines(game, state, seat, memo))
+    """The table of `state` as the page shows it (`state` already the seat's view); `memo` as `drawn_lines`'s."""
+    return _pre(drawn_lines(game, state, seat, memo))
 
 
 def table_styles(lines: Iterable[str]) -> str:
@@ -345,7 +351,7 @@ def positions(game: Game, events: Sequence[Any], seat: int | None) -> list[Posit
         state = game.apply(state, event.payload)
         shown = state if seat is None else game.view(state, seat)
         turn = events[k + 1].turn if k + 1 < len(events) else event.turn + 1
-        out.append(Position(event.seq, turn, list(game.scores(shown)), _drawn_lines(game, shown, seat, memo)))
+        out.append(Position(event.seq, turn, list(game.scores(shown)), drawn_lines(game, shown, seat, memo)))
     return out
 
 

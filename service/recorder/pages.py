@@ -4,13 +4,12 @@ moves in words, the table's tools, and the one script the pages run."""
 from __future__ import annotations
 
 import html
-import io
 import json
+import threading
 from functools import lru_cache
 from typing import Any
 
-from rich.console import Console
-
+from loom.dashboards.viewer import drawn_lines, table_styles
 from loom.engine.presentation import Reader, Voice, presentation
 from loom.engine.protocol import CHANCE_TO_MOVE, AnyGame
 from loom.engine.registry import get_game
@@ -45,17 +44,41 @@ def _status(game: AnyGame, info: GameInfo, state: Any) -> str:
     return f"Event {info.last_seq}, turn {info.turns}: {who} to record next"
 
 
+TABLE_WIDTH = 72
+"""The columns a phone's table is drawn in."""
+MEMO_MAX = 50_000
+"""Drawings a memo keeps (of tables, cells and lines, most of a position's drawn before at the one before it)
+before it starts afresh."""
+
+
+class _Memos:
+    """A memo of drawings per game and reader (as the replay page keeps one per page), each used by one thread at a
+    time: a game's phones and spectators ask for their pages at once."""
+
+    def __init__(self) -> None:
+        self._memos: dict[tuple[str, Reader], tuple[threading.Lock, dict[Any, Any]]] = {}
+        self._lock = threading.Lock()
+
+    def draw(self, game: AnyGame, state: Any, reader: Reader) -> tuple[str, ...]:
+        with self._lock:
+            lock, memo = self._memos.setdefault((game.name, reader), (threading.Lock(), {}))
+        with lock:
+            if len(memo) > MEMO_MAX:
+                memo.clear()
+            return drawn_lines(game, state, reader, memo, TABLE_WIDTH)
+
+
+_MEMOS = _Memos()
+
+
 @lru_cache(maxsize=64)
 def _table_html(name: str, state: Any, viewer: Viewer, seats: int) -> str:
-    """The table drawn by the game's render module, as `viewer` may see it (text, escaped by rich); kept for the
-    other pages showing the same position (each phone's page after each event)."""
+    """The table drawn by the game's render module, as `viewer` may see it (text escaped, each style a class, as on
+    the replay page); kept for the other pages showing the same position (each phone's page after each event)."""
     game = get_game(name)
-    console = Console(
-        record=True, width=72, file=io.StringIO(), color_system="truecolor", highlight=False, markup=False, emoji=False
-    )
     reader: Reader = viewer if isinstance(viewer, int) else PUBLIC if viewer == PUBLIC else None
-    console.print(presentation(game.name).render(seen_by(game, state, viewer, seats), reader))
-    return console.export_html(inline_styles=True, code_format='<pre class="table" id="table">{code}</pre>')
+    lines = _MEMOS.draw(game, seen_by(game, state, viewer, seats), reader)
+    return table_styles(lines) + '<pre class="table" id="table">' + "\n".join(lines) + "</pre>"
 
 
 def _moves_html(service: Service, game: AnyGame, info: GameInfo, viewer: Viewer) -> str:

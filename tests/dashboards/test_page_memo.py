@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from loom.dashboards.viewer import _cached, _drawn_lines, positions
+from loom.dashboards.viewer import _cached, drawn_lines, positions
 from loom.engine.presentation import presentation
 from loom.engine.registry import get_game
 from loom.replay.store import Store
@@ -27,7 +27,7 @@ def test_every_table_drawn_through_the_memo_is_the_table_drawn_alone(recorded: P
         state, alone = game.blank(), []
         for event in events:
             state = game.apply(state, event.payload)
-            alone.append(_drawn_lines(game, state if seat is None else game.view(state, seat), seat))
+            alone.append(drawn_lines(game, state if seat is None else game.view(state, seat), seat))
         assert drawn == alone
 
 
