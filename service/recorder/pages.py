@@ -52,8 +52,8 @@ before it starts afresh."""
 
 
 class _Memos:
-    """A memo of drawings per game and reader (as the replay page keeps one per page), each used by one thread at a
-    time: a game's phones and spectators ask for their pages at once."""
+    """A memo of drawings per kind of game and reader (as the replay page keeps one per page; its keys are what is
+    drawn, so the games of one kind share it), each used by one thread at a time: phones ask for pages at once."""
 
     def __init__(self) -> None:
         self._memos: dict[tuple[str, Reader], tuple[threading.Lock, dict[Any, Any]]] = {}
