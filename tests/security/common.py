@@ -44,9 +44,17 @@ def card_names(data: Any) -> set[str]:
     return {data} if isinstance(data, str) else set()
 
 
+WORD = re.compile(r"[\w-]+")
+
+
 def named_in(text: str, names: Iterable[str]) -> set[str]:
-    """The names that occur in `text` as whole words (`hut` is not in `hut-1`, nor `the-sun` in `the-sunrise`)."""
-    return {name for name in names if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text)}
+    """The names that occur in `text` as whole words (`hut` is not in `hut-1`, nor `the-sun` in `the-sunrise`). A name
+    of word characters and hyphens alone is whole where it is a whole run of them: the text's runs are found once."""
+    names = set(names)
+    plain = {name for name in names if WORD.fullmatch(name)}
+    found = plain & set(WORD.findall(text)) if plain else set()
+    rest = names - plain
+    return found | {name for name in rest if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text)}
 
 
 def one_line_refusal(stderr: str) -> bool:

@@ -52,6 +52,7 @@ class Recorded:
     cache: dict[tuple[int, Viewer], dict[str, Any]] = field(default_factory=dict)  # `told`
     tables: dict[tuple[int, int], str] = field(default_factory=dict)  # a seat's view drawn as a page's table
     memos: dict[int, dict[Any, Any]] = field(default_factory=dict)  # per seat, the drawings those tables reuse
+    hidden_names: dict[tuple[int, Viewer], frozenset[str]] = field(default_factory=dict)  # `hidden_at`
 
     @property
     def seats(self) -> int:
@@ -261,7 +262,12 @@ def _kind(card: Any) -> Any:
 
 def hidden_at(walk: Recorded, seq: int, viewer: Viewer) -> set[str]:
     """The card names at the table after event `seq` that `viewer` cannot see there."""
-    return card_names(walk.told(seq, OMNISCIENT)) - card_names(walk.told(seq, viewer))
+    found = walk.hidden_names.get((seq, viewer))
+    if found is None:
+        found = walk.hidden_names[seq, viewer] = frozenset(
+            card_names(walk.told(seq, OMNISCIENT)) - card_names(walk.told(seq, viewer))
+        )
+    return set(found)
 
 
 def check_error(found: Findings, walk: Recorded, where: str, response: Any, sent: Any, hidden: set[Any]) -> None:
