@@ -229,7 +229,7 @@ class Shards:
         gone.link_end.close()
         try:
             path = await asyncio.to_thread(journal.refollow, gone.index)
-        except LoomError as error:  # the store far behind its journals: the primary serves alone
+        except (LoomError, OSError) as error:  # the store far behind its journals, a full disk: the primary alone
             log.warning("serving process %d is not replaced: %s", gone.index, error)
             return
         if self._stopping:
