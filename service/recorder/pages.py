@@ -44,7 +44,7 @@ def _status(game: AnyGame, info: GameInfo, state: Any) -> str:
     return f"Event {info.last_seq}, turn {info.turns}: {who} to record next"
 
 
-TABLE_WIDTH = 72
+PHONE_WIDTH = 72
 """The columns a phone's table is drawn in."""
 MEMO_MAX = 50_000
 """Drawings a memo keeps (of tables, cells and lines, most of a position's drawn before at the one before it)
@@ -65,7 +65,7 @@ class _Memos:
         with lock:
             if len(memo) > MEMO_MAX:
                 memo.clear()
-            return drawn_lines(game, state, reader, memo, TABLE_WIDTH)
+            return drawn_lines(game, state, reader, memo, PHONE_WIDTH)
 
 
 _MEMOS = _Memos()
