@@ -41,7 +41,7 @@ def worker_pool(
     imported once by the forkserver (if this starts it) rather than by every worker: none may start a thread.
     `setup` (a module's function), if given, runs first in each worker.
     """
-    with _sigterm_stops(), lifelined_pool(workers, preload, setup) as pool:
+    with sigterm_stops(), lifelined_pool(workers, preload, setup) as pool:
         yield pool
 
 
@@ -74,21 +74,26 @@ def lifelined_pool(
 
 def start_forkserver(preload: Sequence[str] = ()) -> BaseContext:
     """This process's forkserver context, its server started (if it is not running) with `preload` imported there
-    and, from the main thread, with Ctrl-C ignored, so that it and every worker it forks are born ignoring it.
+    and, from the main thread, with Ctrl-C and SIGTERM ignored, so that it and every worker it forks are born
+    ignoring them: the command acts on them, and its workers end with it (their lifeline, a shard's link).
 
     A terminal's Ctrl-C reaches the whole process group: one that came while the forkserver imported its modules, or
-    a worker its own (before `_hold_lifeline` ignores it), printed a KeyboardInterrupt traceback. A Ctrl-C in the
-    milliseconds of the start is lost. Only the main thread may change how signals are handled: started from another,
+    a worker its own (before `_hold_lifeline` ignores it), printed a KeyboardInterrupt traceback. systemd's SIGTERM
+    reaches every process of a service: a worker of the server's projector, or its forkserver, ended by it broke
+    the projector's pool and a shard's link while the server stopped. A signal in the milliseconds of the start is
+    lost. Only the main thread may change how signals are handled: started from another,
     the forkserver is left to start as Python starts it."""
     context = get_context("forkserver")
     if preload:
         context.set_forkserver_preload(["__main__", *preload])  # __main__: what the forkserver loads by default
     if threading.current_thread() is threading.main_thread():
-        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # kept through exec, which resets a handler
+        # ignored signals are kept through exec, which resets a handler
+        previous = {sig: signal.signal(sig, signal.SIG_IGN) for sig in (signal.SIGINT, signal.SIGTERM)}
         try:
             forkserver.ensure_running()
         finally:
-            signal.signal(signal.SIGINT, signal.SIG_DFL if previous is None else previous)
+            for sig, handler in previous.items():
+                signal.signal(sig, signal.SIG_DFL if handler is None else handler)
     return context
 
 
@@ -137,7 +142,7 @@ def _unblock_results(pool: ProcessPoolExecutor) -> None:
 
 
 @contextmanager
-def _sigterm_stops() -> Iterator[None]:
+def sigterm_stops() -> Iterator[None]:
     """Within the block, SIGTERM raises `Stopped` (where signals can be handled: in the main thread)."""
     if threading.current_thread() is not threading.main_thread():
         yield

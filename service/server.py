@@ -26,6 +26,7 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from loom.engine.registry import playable
 from loom.events.base import LoomError
+from loom.replay.workers import Stopped
 from loom.service.app import serving_app
 from loom.service.context import Service
 from loom.service.settings import Settings, check
@@ -482,6 +483,11 @@ def serve(server: LoomServer) -> None:
         server.run()
     except SystemExit:
         pass  # uvicorn exits when it cannot start; said below in one line
+    except Stopped:
+        # uvicorn stops gracefully on SIGTERM, then raises the signal again (`sigterm_stops` makes it this): a
+        # stop asked for, which ends well once the file is closed; before serving began, the command was stopped
+        if not server.started:
+            raise
     finally:
         server.close()
     if not server.started:
