@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import signal
+import tempfile
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -21,6 +22,8 @@ from multiprocessing.connection import Connection
 from multiprocessing.context import BaseContext
 from types import FrameType
 from typing import TypeVar
+
+from loom.events.base import LoomError
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
@@ -74,27 +77,32 @@ def lifelined_pool(
 
 def start_forkserver(preload: Sequence[str] = ()) -> BaseContext:
     """This process's forkserver context, its server started (if it is not running) with `preload` imported there
-    and, from the main thread, with Ctrl-C and SIGTERM ignored, so that it and every worker it forks are born
-    ignoring them: the command acts on them, and its workers end with it (their lifeline, a shard's link).
+    and, from the main thread, with Ctrl-C ignored, so that it and every worker it forks are born ignoring it.
 
     A terminal's Ctrl-C reaches the whole process group: one that came while the forkserver imported its modules, or
-    a worker its own (before `_hold_lifeline` ignores it), printed a KeyboardInterrupt traceback. systemd's SIGTERM
-    reaches every process of a service: a worker of the server's projector, or its forkserver, ended by it broke
-    the projector's pool and a shard's link while the server stopped. A signal in the milliseconds of the start is
-    lost. Only the main thread may change how signals are handled: started from another,
+    a worker its own (before `_hold_lifeline` ignores it), printed a KeyboardInterrupt traceback. A Ctrl-C in the
+    milliseconds of the start is lost. Only the main thread may change how signals are handled: started from another,
     the forkserver is left to start as Python starts it."""
     context = get_context("forkserver")
     if preload:
         context.set_forkserver_preload(["__main__", *preload])  # __main__: what the forkserver loads by default
     if threading.current_thread() is threading.main_thread():
-        # ignored signals are kept through exec, which resets a handler
-        previous = {sig: signal.signal(sig, signal.SIG_IGN) for sig in (signal.SIGINT, signal.SIGTERM)}
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # kept through exec, which resets a handler
         try:
-            forkserver.ensure_running()
+            _ensure_forkserver()
         finally:
-            for sig, handler in previous.items():
-                signal.signal(sig, signal.SIG_DFL if handler is None else handler)
+            signal.signal(signal.SIGINT, signal.SIG_DFL if previous is None else previous)
     return context
+
+
+def _ensure_forkserver() -> None:
+    try:
+        forkserver.ensure_running()
+    except OSError as error:  # its socket lives in the temporary folder: a path over 107 bytes cannot be bound
+        raise LoomError(
+            f"cannot start worker processes: {error.strerror or error} (their socket goes in the temporary folder, "
+            f"{tempfile.gettempdir()}; set TMPDIR to a shorter or writable one)"
+        ) from None
 
 
 def in_order(pool: Executor, work: Callable[[Item], Result], items: Iterable[Item], window: int) -> Iterator[Result]:

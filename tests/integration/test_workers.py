@@ -132,6 +132,20 @@ def test_sigterm_stops_the_simulation_and_its_workers_with_one_line(run: Run, tm
     _assert_nothing_left_and_whole(command, db)
 
 
+def test_a_temporary_folder_too_long_for_the_workers_socket_is_one_line(tmp_path: Path) -> None:
+    long = tmp_path / ("t" * 110)  # a Unix socket's path holds at most 107 bytes
+    long.mkdir()
+    db = tmp_path / "loom.duckdb"
+    command = [sys.executable, "-m", "loom.cli.main", "simulate", "motto", "-n", "40", "--workers", "2"]
+    command += ["--db", str(db)]
+    done = subprocess.run(command, env=os.environ | {"TMPDIR": str(long)}, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.startswith("error: cannot start worker processes: AF_UNIX path too long")
+    assert done.stderr.count("\n") == 1
+    with Store.open(db, read_only=True) as store:
+        assert store.games() == []
+
+
 def test_ctrl_c_ends_the_simulation_and_its_workers_within_a_second(run: Run, tmp_path: Path) -> None:
     """A terminal's Ctrl-C sends SIGINT to the whole process group: the workers leave it to the command."""
     db = tmp_path / "loom.duckdb"

@@ -17,7 +17,7 @@ from loom.engine.moorea.bots import GreedyBot
 from loom.engine.moorea.cards import CARDS, FULL_DECK, PRODUCTS, TOOLS, in_game
 from loom.engine.moorea.state import DRAW, MooreaState, hand_limit, phase
 from loom.engine.protocol import CHANCE_TO_MOVE, HIDDEN
-from loom.events.moorea import ProductBought, ProductLaidOut, ToolBought
+from loom.events.moorea import CardsDiscarded, ProductBought, ProductLaidOut, ToolBought
 from tests import playouts
 from tests.playouts import Playout
 
@@ -114,10 +114,13 @@ def check_end(game: Playout) -> None:
     else:
         assert game.states[trigger].final_turns == game.players
     last_turn = event.turn
-    begun = [s.turn for s in game.steps[trigger:] if s.actor is not None]
+    acted = [s for s in game.steps[trigger:] if s.actor is not None]
+    # R9: the trigger's own turn may still end with its discard (the buy took it over the hand limit)
+    assert all(isinstance(s.payload, CardsDiscarded) for s in acted if s.turn == last_turn), game.name
+    begun = [s.turn for s in acted if s.turn != last_turn]
     assert sorted(set(begun)) == list(range(last_turn + 1, last_turn + 1 + game.players)), game.name
     trigger_seat = game.states[trigger - 1].seat
-    seats = {s.turn: s.actor for s in game.steps[trigger:] if s.actor is not None}
+    seats = {s.turn: s.actor for s in acted if s.turn != last_turn}
     assert [seats[t] for t in sorted(seats)] == [(trigger_seat + k) % game.players for k in range(1, game.players + 1)]
 
 
