@@ -201,6 +201,17 @@ def test_the_end_gives_every_seat_exactly_one_more_turn(games: list[Playout]) ->
         check_end(game)
 
 
+def test_r10_a_trigger_over_the_hand_limit_discards_then_every_seat_takes_one_more_turn() -> None:
+    """R10 with R9: a seat that drew twice and buys the last product with one card is still over its limit; it
+    discards in the same turn, and only then does every seat begin its one more turn (hypothesis found this game)."""
+    game = SUITE.playout(4263, ["random", "greedy", "random", "greedy", "random"])
+    trigger = next(i for i, state in enumerate(game.states) if state.final_turns is not None)
+    bought, discarded = game.steps[trigger - 1], game.steps[trigger]
+    assert isinstance(bought.payload, ProductBought) and isinstance(discarded.payload, CardsDiscarded)
+    assert discarded.turn == bought.turn
+    check_end(game)
+
+
 def test_the_layout_refill_follows_every_purchase_while_the_pile_lasts(games: list[Playout]) -> None:
     """R5: a product bought with cards left in the pile is followed at once by a card laid out."""
     for game in games:
