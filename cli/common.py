@@ -16,7 +16,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from loom.events.base import LoomError
 from loom.replay.readers import open_reading
 from loom.replay.store import DEFAULT_DB, Store
-from loom.replay.workers import Stopped
+from loom.replay.workers import Stopped, sigterm_stops
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -57,12 +57,14 @@ INTERRUPTED = "Query interrupted"
 
 
 def fails_cleanly(fn: F) -> F:
-    """Turn Loom's errors into one line on stderr and exit code 2, never a traceback."""
+    """Turn Loom's errors into one line on stderr and exit code 2, never a traceback. SIGTERM stops a command as
+    Ctrl-C does (its half-written work dropped), with one line and exit code 143."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
-            return fn(*args, **kwargs)
+            with sigterm_stops():
+                return fn(*args, **kwargs)
         except LoomError as error:
             err.print(f"error: {error}", markup=False)
             raise typer.Exit(2) from None

@@ -9,7 +9,6 @@ import typer
 from loom.cli.app import app
 from loom.cli.common import Db, err, fails_cleanly
 from loom.replay.store import default_db
-from loom.replay.workers import sigterm_stops
 from loom.service.settings import MAX_BODY, Settings
 
 
@@ -41,8 +40,7 @@ def serve_command(
     """Serve the HTTP API (OpenAPI at /docs), live streams and the dashboards; one process owns the database."""
     from loom.service.server import serve, server_for  # uvicorn and FastAPI load only for this command
 
-    with sigterm_stops():  # SIGTERM (systemd, docker stop) stops the server as Ctrl-C does: the file closed cleanly
-        server = server_for(Settings(str(db or default_db()), host, port, admin_token, max_body), processes=processes)
-        if admin_token is None:
-            err.print("no admin token: anyone on this machine may create games (set --admin-token to restrict)")
-        serve(server)
+    server = server_for(Settings(str(db or default_db()), host, port, admin_token, max_body), processes=processes)
+    if admin_token is None:
+        err.print("no admin token: anyone on this machine may create games (set --admin-token to restrict)")
+    serve(server)

@@ -5,6 +5,11 @@ games, event for event, on 2 workers, on 1 and without a cluster; a lake that im
 from __future__ import annotations
 
 import logging
+import os
+import signal
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -111,3 +116,36 @@ def test_a_lake_without_a_cluster_plays_in_one_process(tmp_path: Path) -> None:
     error = fails("simulate", "motto", "--lake", tmp_path / "lake", "--workers", "2")
     assert "--cluster local --workers N" in error
     assert not (tmp_path / "lake").exists()
+
+
+def test_sigterm_stops_a_local_cluster_with_one_line_and_leaves_nothing_hidden(tmp_path: Path) -> None:
+    """SIGTERM stops the command as Ctrl-C does: the tasks cancelled, the workers ended, their staging removed."""
+    lake = tmp_path / "lake"
+    command = [sys.executable, "-m", "loom.cli.main", "simulate", "moorea", "-n", "3000", "--cluster", "local"]
+    command += ["--workers", "2", "--chunk", "5", "--lake", str(lake)]
+    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not any(lake.glob(".staging-*")):  # the workers are playing
+            assert process.poll() is None and time.monotonic() < deadline, "the workers never began"
+            time.sleep(0.05)
+        os.kill(process.pid, signal.SIGTERM)
+        assert process.wait(30) == 143
+        assert process.stderr is not None and process.stderr.read() == "stopped; nothing half-written was kept\n"
+        assert _session_ends(process.pid, 10), "a worker outlived the command"
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+    assert sorted(p.name for p in lake.iterdir() if p.name.startswith(".")) == [".ids"]  # ids reserved stay unused
+
+
+def _session_ends(sid: int, seconds: float) -> bool:
+    """Whether every process of the session `sid` has ended within `seconds`."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(sid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.05)
+    return False
