@@ -51,6 +51,11 @@ def default_db() -> str:
     return os.environ.get("LOGS_DB") or DEFAULT_DB
 
 
+OFFLINE = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
+"""DuckDB never fetches an extension: by default it downloads one when a query needs it (a SQLite file given as --db
+asked for `sqlite_scanner` from extensions.duckdb.org). What Loom uses (Parquet, JSON, ICU) is built into the wheel."""
+
+
 class Connection:
     """A DuckDB connection (or a cursor of one, for another thread) and the file it is open on."""
 
@@ -67,7 +72,7 @@ class Connection:
         if not read_only and path != MEMORY and _is_empty_file(path):
             Path(path).unlink()  # an empty file (touch, mktemp) holds nothing: DuckDB makes the database in its place
         try:
-            return cls(duckdb.connect(path, read_only=read_only and path != MEMORY), path)
+            return cls(duckdb.connect(path, read_only=read_only and path != MEMORY, config=OFFLINE), path)
         except duckdb.Error as error:
             raise friendly(error, path) from None
 
@@ -202,8 +207,8 @@ def friendly(error: duckdb.Error, path: str) -> StoreError:
         owner = f" (pid {pid})" if pid else ""
         message = f"database {path} is locked by another process{owner}; wait for it to finish and retry"
         return StoreLocked(message, pid)
-    if "not a valid DuckDB database" in text:
-        return StoreError(f"{path} is not a DuckDB database")
+    if "not a valid DuckDB database" in text or re.search(r"Extension .* not found", text):
+        return StoreError(f"{path} is not a DuckDB database")  # another kind (SQLite) needs an extension Loom lacks
     if "No such file or directory" in text or "Cannot open file" in text:
         return StoreError(f"cannot open database {path}: no such file or directory")
     first_line = text.splitlines()[0] if text else type(error).__name__

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import re
+import sqlite3
 import time
+from contextlib import closing
 from pathlib import Path
 
 import duckdb
@@ -106,6 +109,16 @@ def test_a_file_that_is_not_a_database_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "notes.duckdb"
     path.write_text("shopping list\n" * 100)
     with pytest.raises(StoreError, match="not a DuckDB database"):
+        Store.open(path)
+
+
+def test_a_sqlite_file_is_refused_without_fetching_duckdbs_sqlite_extension(tmp_path: Path) -> None:
+    # DuckDB would download `sqlite_scanner` to read it: nothing may download at run time
+    path = tmp_path / "other.duckdb"
+    with closing(sqlite3.connect(path)) as other:
+        other.execute("CREATE TABLE games (id INTEGER)")
+        other.commit()
+    with pytest.raises(StoreError, match=f"^{re.escape(str(path))} is not a DuckDB database$"):
         Store.open(path)
 
 
