@@ -51,7 +51,10 @@ def default_db() -> str:
     return os.environ.get("LOGS_DB") or DEFAULT_DB
 
 
-OFFLINE = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
+OFFLINE: dict[str, str | bool | int | float | list[str]] = {
+    "autoinstall_known_extensions": False,
+    "autoload_known_extensions": False,
+}
 """DuckDB never fetches an extension: by default it downloads one when a query needs it (a SQLite file given as --db
 asked for `sqlite_scanner` from extensions.duckdb.org). What Loom uses (Parquet, JSON, ICU) is built into the wheel."""
 
