@@ -52,9 +52,13 @@ def served(db: Path, log: Path, processes: int = 2, **env: str) -> Iterator[tupl
         _wait_for(lambda: len(_pids(log)) == processes, "the shards did not start")
         yield server, f"http://127.0.0.1:{port}"
     finally:
-        if server.poll() is None:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait(30)
+        if server.poll() is None:  # stopped as a service manager stops it, so it removes its folder in /tmp
+            server.send_signal(signal.SIGTERM)
+            try:
+                server.wait(STARTUP)
+            except subprocess.TimeoutExpired:
+                os.killpg(server.pid, signal.SIGKILL)
+                server.wait(30)
 
 
 def _pids(log: Path) -> list[int]:
