@@ -484,8 +484,8 @@ def serve(server: LoomServer) -> None:
     except SystemExit:
         pass  # uvicorn exits when it cannot start; said below in one line
     except Stopped:
-        # uvicorn stops gracefully on SIGTERM, then raises the signal again (`sigterm_stops` makes it this): a
-        # stop asked for, which ends well once the file is closed; before serving began, the command was stopped
+        # uvicorn stops gracefully on SIGTERM, then raises the signal again (the command's `fails_cleanly` makes
+        # it `Stopped`): a stop asked for, which ends well once the file is closed; before serving, a stop as any
         if not server.started:
             raise
     finally:

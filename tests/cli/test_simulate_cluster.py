@@ -19,6 +19,7 @@ from distributed import LocalCluster
 
 from loom.replay.store import Store
 from tests.cli.run import fails, ok
+from tests.processes import session_alive, wait_for
 
 SIMULATION = ("simulate", "motto", "-n", "6", "--seed", "3", "--bot", "greedy", "--bot", "random", "--bot", "random")
 EVENTS = "SELECT game_id, seq, turn, actor, type, version, payload FROM {} ORDER BY game_id, seq"
@@ -132,20 +133,8 @@ def test_sigterm_stops_a_local_cluster_with_one_line_and_leaves_nothing_hidden(t
         os.kill(process.pid, signal.SIGTERM)
         assert process.wait(30) == 143
         assert process.stderr is not None and process.stderr.read() == "stopped; nothing half-written was kept\n"
-        assert _session_ends(process.pid, 10), "a worker outlived the command"
+        assert wait_for(lambda: not session_alive(process.pid), 10), "a worker outlived the command"
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
     assert sorted(p.name for p in lake.iterdir() if p.name.startswith(".")) == [".ids"]  # ids reserved stay unused
-
-
-def _session_ends(sid: int, seconds: float) -> bool:
-    """Whether every process of the session `sid` has ended within `seconds`."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        try:
-            os.killpg(sid, 0)
-        except ProcessLookupError:
-            return True
-        time.sleep(0.05)
-    return False

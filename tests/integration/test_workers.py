@@ -21,37 +21,10 @@ from loom.replay.logfile import CHUNK_LINES, export_lines
 from loom.replay.simulate import BATCH, simulate
 from loom.replay.store import MEMORY, Store
 from loom.replay.workers import in_order, worker_pool
+from tests.processes import processes, session_alive, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKERS_UP = 5  # the command, its resource tracker, its forkserver and two workers
-
-
-def _session(sid: int) -> list[int]:
-    """The live (not zombie) processes of session `sid`, read from /proc."""
-    return [pid for pid, (state, _, session) in _processes().items() if session == sid and state != "Z"]
-
-
-def _processes() -> dict[int, tuple[str, int, int]]:
-    """(state, parent, session) of every process, read from /proc."""
-    found = {}
-    for name in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            stat = Path(f"/proc/{name}/stat").read_text()
-        except OSError:
-            continue  # it just ended
-        state, parent, _, session = stat[stat.rindex(")") + 2 :].split()[:4]
-        found[int(name)] = (state, int(parent), int(session))
-    return found
-
-
-def _wait_for(check: Callable[[], bool], seconds: float) -> bool:
-    """Whether `check` holds within `seconds`."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.05)
-    return False
 
 
 class Command:
@@ -72,12 +45,12 @@ class Command:
 
     def wait_for_workers(self) -> None:
         """Until both workers run (the work itself takes far longer)."""
-        assert _wait_for(lambda: len(_session(self.pid)) >= WORKERS_UP, 30), _session(self.pid)
+        assert wait_for(lambda: len(session_alive(self.pid)) >= WORKERS_UP, 30), session_alive(self.pid)
         assert self.process.poll() is None, self.err.read_text()
 
     def end(self) -> None:
         """Whatever happens, leave nothing running."""
-        for pid in _session(self.pid):
+        for pid in session_alive(self.pid):
             os.kill(pid, signal.SIGKILL)
         self.process.wait()
 
@@ -107,7 +80,7 @@ def _simulation(run: Run, db: Path) -> Command:
 
 
 def _assert_nothing_left_and_whole(command: Command, db: Path) -> None:
-    assert _wait_for(lambda: not _session(command.pid), 3), _session(command.pid)
+    assert wait_for(lambda: not session_alive(command.pid), 3), session_alive(command.pid)
     with Store.open(db, read_only=True) as store:
         games = store.games(limit=10_000)
         assert len(games) % BATCH == 0  # whole batches only
@@ -197,7 +170,7 @@ def test_killing_an_import_ends_its_workers_and_stores_nothing(run: Run, tmp_pat
     command.wait_for_workers()
     os.kill(command.pid, signal.SIGKILL)
     command.process.wait()
-    assert _wait_for(lambda: not _session(command.pid), 3), _session(command.pid)
+    assert wait_for(lambda: not session_alive(command.pid), 3), session_alive(command.pid)
     with Store.open(db, read_only=True) as store:
         assert [info.id for info in store.games(limit=10)] == [game_id]
 
@@ -207,9 +180,9 @@ def test_killing_an_import_ends_its_workers_and_stores_nothing(run: Run, tmp_pat
 
 def _workers_of(pid: int) -> set[int]:
     """The live grandchildren of `pid`: its pool's workers (its children are the forkserver and resource tracker)."""
-    processes = _processes()
-    children = {child for child, (_, parent, _) in processes.items() if parent == pid}
-    return {p for p, (state, parent, _) in processes.items() if parent in children and state != "Z"}
+    running = processes()
+    children = {child for child, (_, parent, _) in running.items() if parent == pid}
+    return {p for p, (state, parent, _) in running.items() if parent in children and state != "Z"}
 
 
 def test_games_played_by_two_workers_are_the_games_played_by_one(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -231,12 +204,12 @@ def test_leaving_the_pool_on_an_error_ends_busy_workers_at_once() -> None:
     with pytest.raises(RuntimeError, match="a chunk was bad"), worker_pool(2) as pool:
         for _ in range(4):
             pool.submit(_sleep_then_say, 60)
-        assert _wait_for(lambda: len(_workers_of(os.getpid()) - before) == 2, 30)
+        assert wait_for(lambda: len(_workers_of(os.getpid()) - before) == 2, 30)
         workers = _workers_of(os.getpid()) - before
         left = time.monotonic()
         raise RuntimeError("a chunk was bad")
     assert time.monotonic() - left < 3  # not the minute the tasks would take
-    assert _wait_for(lambda: not workers & _workers_of(os.getpid()), 3)
+    assert wait_for(lambda: not workers & _workers_of(os.getpid()), 3)
 
 
 def _send_half_a_result_then_sleep(written: Path) -> None:
@@ -252,7 +225,7 @@ def test_leaving_the_pool_while_a_worker_sends_a_result_ends_at_once(tmp_path: P
     written = tmp_path / "written"
     with pytest.raises(KeyboardInterrupt), worker_pool(2) as pool:
         pool.submit(_send_half_a_result_then_sleep, written)
-        assert _wait_for(written.exists, 30)
+        assert wait_for(written.exists, 30)
         left = time.monotonic()
         raise KeyboardInterrupt
     assert time.monotonic() - left < 3

@@ -117,10 +117,9 @@ def check_end(game: Playout) -> None:
     acted = [s for s in game.steps[trigger:] if s.actor is not None]
     # R9: the trigger's own turn may still end with its discard (the buy took it over the hand limit)
     assert all(isinstance(s.payload, CardsDiscarded) for s in acted if s.turn == last_turn), game.name
-    begun = [s.turn for s in acted if s.turn != last_turn]
-    assert sorted(set(begun)) == list(range(last_turn + 1, last_turn + 1 + game.players)), game.name
+    seats = {s.turn: s.actor for s in acted if s.turn != last_turn}  # the final round's turns, each its seat
+    assert sorted(seats) == list(range(last_turn + 1, last_turn + 1 + game.players)), game.name
     trigger_seat = game.states[trigger - 1].seat
-    seats = {s.turn: s.actor for s in acted if s.turn != last_turn}
     assert [seats[t] for t in sorted(seats)] == [(trigger_seat + k) % game.players for k in range(1, game.players + 1)]
 
 
