@@ -169,13 +169,17 @@ def main() -> None:
     if args.quick:
         args.deals, args.every, args.worlds, args.repeats = 4, 16, 8, 1
     name = args.game
+    tuning = dataclasses.replace(get_game(name).search, **dict(args.set))
+    if tuning.candidates > get_game(name).search.candidates or tuning.options:
+        raise SystemExit("--set: the oracle values only the greedy bot's best candidates; more, or `options`, would "
+                         "play actions it has no value for")  # fmt: skip
     states, valued = built_oracle(name, args)
     greedy = [values[0] for _, values in valued]  # the greedy bot's choice is its best candidate, the first
     report = Report(
         NAME,
         "The searches' decisions scored by an oracle of whole greedy games: the mover's share of the victory",
         {k: getattr(args, k) for k in ("game", "deals", "every", "worlds", "repeats", "ms", "seed", "workers")},
-        extra={"tuning": repr(dataclasses.replace(get_game(name).search, **dict(args.set)))},
+        extra={"tuning": repr(tuning)},
     )
     report.section(f"{name}: {len(states)} positions, {args.repeats} decisions each per search")
     report.add("the greedy bot's choice (floor)", round(statistics.fmean(greedy), 4), "Q", key="greedy_q")
