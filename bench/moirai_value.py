@@ -14,7 +14,7 @@ to games and prints how much better it predicts the winner, next to that softmax
 
 bench/profiles/ismcts.md (its last section) scores the search's decisions with this value against an oracle.
 
-    .venv/bin/python bench/moirai_value.py            # 3,000 games, 500 held out: about two minutes
+    .venv/bin/python bench/moirai_value.py            # 3,000 games, 500 held out: about a minute
     .venv/bin/python bench/moirai_value.py --quick
 """
 
