@@ -10,7 +10,7 @@ to games and prints how much better it predicts the winner, next to that softmax
    games.
 3. Figures: the log-loss of the winners on the held-out games, by the share of the deck drawn, for the fitted model
    and for the softmax of the scores at spreads 4 (Moirai's tuning) and 6; ln 3 knows nothing. The weights are
-   written with the figures (`extra.weights`, in `FEATURES` order).
+   written with the figures (`weights`, in the order of `features`).
 
 bench/profiles/ismcts.md (its last section) scores the search's decisions with this value against an oracle.
 
