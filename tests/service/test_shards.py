@@ -12,7 +12,6 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -25,6 +24,7 @@ from loom.replay.journal import journal_path, pending
 from loom.replay.store import Store
 from loom.service.server import free_port, running
 from loom.service.settings import Settings
+from tests.processes import wait_for
 from tests.service.client import ADMIN, STARTUP, Api, follow, sse_messages, wait_until_serving
 
 CONNECTIONS = 3
@@ -49,7 +49,7 @@ def served(db: Path, log: Path, processes: int = 2, **env: str) -> Iterator[tupl
         probe = Api(f"http://127.0.0.1:{port}")
         wait_until_serving(probe, server)
         probe.close()
-        _wait_for(lambda: len(_pids(log)) == processes, "the shards did not start")
+        assert wait_for(lambda: len(_pids(log)) == processes, STARTUP), "the shards did not start"
         yield server, f"http://127.0.0.1:{port}"
     finally:
         if server.poll() is None:  # stopped as a service manager stops it, so it removes its folder in /tmp
@@ -64,13 +64,6 @@ def served(db: Path, log: Path, processes: int = 2, **env: str) -> Iterator[tupl
 def _pids(log: Path) -> list[int]:
     """The processes that said they serve (uvicorn's line as each starts): the primary first."""
     return [int(pid) for pid in re.findall(r"Started server process \[(\d+)\]", log.read_text())]
-
-
-def _wait_for(condition: Any, failure: str, seconds: float = STARTUP) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, failure
-        time.sleep(0.05)
 
 
 def _alive(pid: int) -> bool:
@@ -163,7 +156,7 @@ def test_kill_9_of_the_primary_loses_no_append_either_process_acknowledged(tmp_p
         primary, shard = _pids(log)
         os.kill(primary, signal.SIGKILL)
         server.wait(30)
-        _wait_for(lambda: not _alive(shard), "the shard outlived its primary", seconds=10)
+        assert wait_for(lambda: not _alive(shard), 10), "the shard outlived its primary"
     with Store.open(db) as store:  # both journals moved in
         for game_id, seq in last.items():
             assert [event.seq for event in store.load(game_id)] == list(range(1, seq + 1))
@@ -176,7 +169,7 @@ def test_kill_9_of_the_shard_leaves_nothing_lost_and_a_new_shard_serves_in_its_p
         _, last = _play(base, range(3), moves=8)
         _, shard = _pids(log)
         os.kill(shard, signal.SIGKILL)
-        _wait_for(lambda: "serving process 1 stopped" in log.read_text(), "the primary did not notice")
+        assert wait_for(lambda: "serving process 1 stopped" in log.read_text(), STARTUP), "the primary did not notice"
         api = Api(base)  # a new connection: the primary's, the only process serving until the new shard is ready
         try:
             for game_id, seq in last.items():
@@ -187,8 +180,8 @@ def test_kill_9_of_the_shard_leaves_nothing_lost_and_a_new_shard_serves_in_its_p
                     last[game_id] = api.ok("POST", f"/games/{game_id}/actions", ADMIN, json=body)["seq"]
         finally:
             api.close()
-        _wait_for(lambda: "serving process 1 started again" in log.read_text(), "no shard took its place", 30)
-        _wait_for(lambda: len(_pids(log)) == 3, "the new shard does not serve")
+        assert wait_for(lambda: "serving process 1 started again" in log.read_text(), 30), "no shard took its place"
+        assert wait_for(lambda: len(_pids(log)) == 3, STARTUP), "the new shard does not serve"
         assert _alive(_pids(log)[2])
         _, more = _play(base, range(10, 13), moves=6)
         assert journal_path(db, 1).stat().st_size > 64  # the new shard answered appends, into a journal of its own
@@ -206,7 +199,7 @@ def test_ctrl_c_while_a_shard_is_being_replaced_stops_the_server_with_no_traceba
         _play(base, range(1), moves=4)
         _, shard = _pids(log)
         os.kill(shard, signal.SIGKILL)
-        _wait_for(lambda: "serving process 1 stopped" in log.read_text(), "the primary did not notice")
+        assert wait_for(lambda: "serving process 1 stopped" in log.read_text(), STARTUP), "the primary did not notice"
         os.killpg(server.pid, signal.SIGINT)  # before its successor starts (RESPAWN_GAP after the shard did)
         code = server.wait(30)
     text = log.read_text()
@@ -221,7 +214,7 @@ def test_ctrl_c_stops_both_processes_with_no_traceback(tmp_path: Path) -> None:
         primary, shard = _pids(log)
         os.killpg(server.pid, signal.SIGINT)  # a terminal's Ctrl-C reaches the whole group
         code = server.wait(30)
-        _wait_for(lambda: not _alive(shard), "the shard outlived the server", seconds=10)
+        assert wait_for(lambda: not _alive(shard), 10), "the shard outlived the server"
     text = log.read_text()
     assert code in (0, 130) and "Traceback" not in text and "Error" not in text
     assert text.count("Finished server process") == 2
