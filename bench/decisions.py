@@ -43,10 +43,12 @@ from bench.flat_search import OLD, HalvingSearchBot  # noqa: E402
 from bench.ismcts import GAMES, change  # noqa: E402
 from loom.engine.play import act, chance_rng, start  # noqa: E402
 from loom.engine.registry import get_bot, get_game  # noqa: E402
-from loom.engine.search import IsmctsBot, best_first, shares, step  # noqa: E402
+from loom.engine.search import IsmctsBot, best_first, step  # noqa: E402
 
 NAME = "decisions"
 PLAYERS = ["a", "b", "c"]
+WHOLE_GAME = 10**6
+"""A playout horizon no game reaches: the oracle plays every game to its end."""
 
 
 def positions(name: str, deals: int, every: int, seed: int) -> list[Any]:
@@ -79,8 +81,7 @@ def oracle(job: tuple[str, Any, int, int]) -> tuple[list[Any], list[float]]:
     seat = game.to_move(state)
     view = game.view(state, seat)
     candidates = best_first(get_bot(game, "greedy"), view, game.legal_actions(view), tuning.candidates, Random(0))
-    policy = get_bot(game, tuning.policy)
-    to_move, view_of, legal_actions = game.to_move, game.view, game.legal_actions
+    light = IsmctsBot(game, tuning=dataclasses.replace(tuning, blend=0.0))  # a finished game scores its shares
     rng = Random(seed)
     totals = [0.0] * len(candidates)
     for _ in range(worlds):
@@ -88,16 +89,7 @@ def oracle(job: tuple[str, Any, int, int]) -> tuple[list[Any], list[float]]:
         world = game.determinize(view, seat, Random(world_seed))
         for index, action in enumerate(candidates):
             play = Random(world_seed)
-            played = step(game, world, action, play)
-            while (mover := to_move(played)) is not None:
-                seen = view_of(played, mover)
-                legal = legal_actions(seen)
-                if len(legal) > 1 and play.random() >= tuning.explore:
-                    chosen = policy.choose(seen, legal, play)
-                else:
-                    chosen = legal[play.randrange(len(legal))]
-                played = step(game, played, chosen, play)
-            totals[index] += shares(game, played)[seat]
+            totals[index] += light.playout(step(game, world, action, play), play, WHOLE_GAME)[seat]
     return candidates, [total / worlds for total in totals]
 
 
