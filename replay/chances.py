@@ -20,7 +20,7 @@ from loom.engine.protocol import CHANCE_TO_MOVE, Game
 from loom.engine.registry import get_bot, get_game
 from loom.engine.search import shares, step
 from loom.events.base import LoomError
-from loom.replay.workers import worker_pool
+from loom.replay.workers import in_order, worker_pool
 
 Z95 = 1.96
 """The normal quantile of a two-sided 95% interval."""
@@ -108,7 +108,7 @@ def win_chances_of(
         results = mapper(_rollouts, work)
     elif workers > 1 and len(work) > 1:
         with worker_pool(min(workers, len(work))) as pool:
-            results = list(pool.map(_rollouts, work))
+            results = list(in_order(pool, _rollouts, work, len(work)))
     else:
         results = [_rollouts(job) for job in work]
     outcomes: dict[int, list[list[float]]] = {}

@@ -22,7 +22,7 @@ from loom.replay.projections import result_rows
 from loom.replay.recorder import event_rows, status_of
 from loom.replay.snapshots import SnapshotTaker
 from loom.replay.store import NewGame, Seat, Store
-from loom.replay.workers import in_order, worker_pool
+from loom.replay.workers import in_order, result_of, worker_pool
 from loom.replay.writing import adding, batch_of
 
 BATCH = 250
@@ -259,7 +259,7 @@ class _Writer:
 
     def _wait(self) -> None:
         if self._pending is not None:
-            self.ids += self._pending.result()  # kept pending until done: an interrupt meanwhile finds it
+            self.ids += result_of(self._pending)  # kept pending until done: an interrupt meanwhile finds it
             self._pending = None
 
     def __enter__(self) -> _Writer:

@@ -15,13 +15,13 @@ import tempfile
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, wait
 from contextlib import contextmanager, suppress
 from multiprocessing import Pipe, forkserver, get_context
 from multiprocessing.connection import Connection
 from multiprocessing.context import BaseContext
 from types import FrameType
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from loom.events.base import LoomError
 
@@ -60,13 +60,14 @@ def lifelined_pool(
     try:
         yield pool
     except BaseException:
-        held.close()  # the workers see their lifeline close and exit, mid-task
-        _unblock_results(pool)
-        # Waiting for them takes milliseconds, and lets one still starting up read its arguments while this
-        # process (which owns their queues' semaphores) lives: else it dies on a traceback. The work not yet
-        # begun is dropped by the pool's manager (cancel_futures), never here future by future: a future
-        # cancelled outside fails Python 3.11's manager if the pool breaks first, with a traceback.
-        pool.shutdown(wait=True, cancel_futures=True)
+        with held_signals():  # a second Ctrl-C must not stop the teardown halfway, its locks held
+            held.close()  # the workers see their lifeline close and exit, mid-task
+            _unblock_results(pool)
+            # Waiting for them takes milliseconds, and lets one still starting up read its arguments while this
+            # process (which owns their queues' semaphores) lives: else it dies on a traceback. The work not yet
+            # begun is dropped by the pool's manager (cancel_futures), never here future by future: a future
+            # cancelled outside fails Python 3.11's manager if the pool breaks first, with a traceback.
+            pool.shutdown(wait=True, cancel_futures=True)
         raise
     else:
         pool.shutdown()
@@ -127,12 +128,73 @@ def in_order(pool: Executor, work: Callable[[Item], Result], items: Iterable[Ite
             except Exception as error:  # noqa: BLE001  # raised in its turn, once the items before it are done
                 failure, exhausted = error, True
                 break
-            pending.append(pool.submit(work, item))
+            with held_signals():
+                pending.append(pool.submit(work, item))
         if not pending:
             break
-        yield pending.popleft().result()
+        yield result_of(pending.popleft())
     if failure is not None:
         raise failure
+
+
+POLL = 0.05
+"""Seconds a wait for a future holds Ctrl-C back at most (`result_of`)."""
+HELD = (signal.SIGINT, signal.SIGTERM)
+
+
+@contextmanager
+def held_signals() -> Iterator[None]:
+    """Within the block, Ctrl-C and SIGTERM are held back and raised as they would have been once it ends.
+
+    Python raises their exception at whichever line the main thread runs when they come, in the standard library's
+    too: one that comes between taking a lock and the `with` that would give it back leaves the lock taken for ever
+    (a future's, or a pool's). The pool's manager thread, which needs that lock to complete or cancel the future,
+    then waits for ever, and so does the command that waits for the manager as it ends: an import hung after
+    Ctrl-C, seen in CI. Only code that takes such locks and does not block is run within the block.
+    Elsewhere than in the main thread, where Python never runs a signal's handler, it changes nothing.
+
+    A signal may come at any line here too, the handlers' swaps included: so the handler that holds them passes
+    them on once the block has ended, should one be left in place."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    came: list[int] = []
+    previous = {number: signal.getsignal(number) for number in HELD}
+    holding = True
+
+    def hold(number: int, frame: FrameType | None) -> None:
+        if holding:
+            came.append(number)
+        else:
+            _deliver(number, previous[number])
+
+    try:
+        for number in HELD:
+            signal.signal(number, hold)
+        yield
+    finally:
+        holding = False
+        for number, handler in previous.items():
+            signal.signal(number, signal.SIG_DFL if handler is None else handler)  # None: not set from Python
+        for number in dict.fromkeys(came):  # each once, in the order they came
+            _deliver(number, previous[number])
+
+
+def _deliver(number: int, handler: Any) -> None:
+    """Handle signal `number` as `handler`, what `signal.getsignal` gave, would have."""
+    if callable(handler):
+        handler(number, None)
+    elif handler != signal.SIG_IGN:
+        signal.raise_signal(number)  # the default (or a handler not set from Python, put back as the default)
+
+
+def result_of(future: Future[Result]) -> Result:
+    """The future's result, waited for in slices of POLL seconds within which a Ctrl-C is held back (`held_signals`):
+    it stops the wait within POLL seconds, and never while the future's lock is taken."""
+    while True:
+        with held_signals():
+            if wait((future,), timeout=POLL).done:
+                return future.result()
 
 
 def _unblock_results(pool: ProcessPoolExecutor) -> None:

@@ -11,6 +11,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
@@ -20,7 +21,7 @@ from loom.engine.registry import get_game
 from loom.replay.logfile import CHUNK_LINES, export_lines
 from loom.replay.simulate import BATCH, simulate
 from loom.replay.store import MEMORY, Store
-from loom.replay.workers import in_order, worker_pool
+from loom.replay.workers import POLL, Stopped, held_signals, in_order, result_of, sigterm_stops, worker_pool
 from tests.processes import processes, session_alive, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -264,3 +265,46 @@ def test_a_pool_broken_after_in_order_was_left_early_ends_without_a_traceback(mo
             os.kill(worker, signal.SIGKILL)
         assert isinstance(probe.exception(timeout=10), BrokenProcessPool)
     assert failures == []
+
+
+def test_a_ctrl_c_within_held_signals_comes_once_the_block_has_ended() -> None:
+    """A Ctrl-C that came as the main thread took a future's lock, before the `with` that gives it back, left the lock
+    taken: the pool's manager waited for it for ever, and the import with it (seen in CI)."""
+    handler = signal.getsignal(signal.SIGINT)
+    lock = threading.Lock()
+    ran: list[str] = []
+    with pytest.raises(KeyboardInterrupt), held_signals():
+        signal.raise_signal(signal.SIGINT)
+        lock.acquire()  # as Condition.__enter__ takes a future's lock: no handler may raise between this line ...
+        ran.append("taken")
+        lock.release()  # ... and this one
+        ran.append("given back")
+    assert ran == ["taken", "given back"] and not lock.locked()
+    assert signal.getsignal(signal.SIGINT) is handler
+
+
+def test_a_sigterm_within_held_signals_stops_the_command_once_the_block_has_ended() -> None:
+    with pytest.raises(Stopped), sigterm_stops():
+        with held_signals():
+            signal.raise_signal(signal.SIGTERM)
+            ran = True
+        ran = False  # not reached: the block's end raised
+    assert ran
+
+
+def test_held_signals_without_a_signal_changes_nothing() -> None:
+    handlers = [signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)]
+    with held_signals():
+        pass
+    assert [signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)] == handlers
+
+
+def test_a_ctrl_c_stops_a_wait_for_a_result_within_a_poll_and_leaves_the_future_free() -> None:
+    with ThreadPoolExecutor(1) as pool:
+        future = pool.submit(_sleep_then_say, 1.0)
+        threading.Timer(0.1, os.kill, (os.getpid(), signal.SIGINT)).start()
+        began = time.monotonic()
+        with pytest.raises(KeyboardInterrupt):
+            result_of(future)
+        assert time.monotonic() - began < 0.1 + 5 * POLL
+        assert future.result(timeout=5) == 1.0  # the thread could complete it: its lock was free
