@@ -4,18 +4,18 @@ The search scores a playout cut at its horizon by a softmax of the scores (`Tuni
 to games and prints how much better it predicts the winner, next to that softmax, on games it was not fitted to.
 1. Games: `--games` three-player games of greedy bots playing as the playouts do (a random legal action one time in
    ten, `Tuning.explore`); every position with a seat to move, labelled with each seat's share of the victory.
-2. The model: a conditional logit. Each seat's chance is a softmax over the seats of a weighted sum of its features:
-   each objective in play's points, face-up cards, lives and open lives, each also times the share of the deck
-   drawn, and its place after the seat to move. Fitted by Newton's method (numpy) on all but the last `--holdout`
-   games.
-3. Figures: the log-loss of the winners on the held-out games, by the share of the deck drawn, for the fitted model
-   and for the softmax of the scores at spreads 4 (Moirai's tuning) and 6; ln 3 knows nothing. The weights are
-   written with the figures (`weights`, in the order of `features`).
+2. The model: the search's leaf value, `engine/moirai/value.py` (a conditional logit over its features). Fitted by
+   Newton's method (numpy) on all but the last `--holdout` games.
+3. Figures: the log-loss of the winners on the held-out games, by the share of the deck drawn, for the weights
+   fitted now, for those in use (`engine/moirai/value.toml`) and for the softmax of the scores at spreads 4 (the
+   floor: what the search scores a cut playout by without its value) and 6; ln 3 knows nothing. The weights are
+   written with the figures (`weights`, in the order of `features`), and with `--write` into value.toml.
 
-bench/profiles/ismcts.md (its last section) scores the search's decisions with this value against an oracle.
+bench/profiles/ismcts.md (its last sections) scores the search's decisions with this value against an oracle.
 
     .venv/bin/python bench/moirai_value.py            # 3,000 games, 500 held out: about a minute
     .venv/bin/python bench/moirai_value.py --quick
+    .venv/bin/python bench/moirai_value.py --write    # the search's weights refitted
 """
 
 from __future__ import annotations
@@ -30,50 +30,22 @@ if sys.path and Path(sys.path[0] or ".").resolve() == _BENCH:
 import math  # noqa: E402
 import os  # noqa: E402
 from concurrent.futures import ProcessPoolExecutor  # noqa: E402
+from datetime import date  # noqa: E402
 from random import Random  # noqa: E402
 
 import numpy as np  # noqa: E402
 
 from bench._common import Report, output_path, parser  # noqa: E402
 from loom.engine.moirai.cards import FULL_DECK  # noqa: E402
-from loom.engine.moirai.score import SCORERS  # noqa: E402
-from loom.engine.moirai.state import MoiraiState  # noqa: E402
+from loom.engine.moirai.value import FEATURES, WEIGHTS, WEIGHTS_FILE, features  # noqa: E402
 from loom.engine.play import start  # noqa: E402
 from loom.engine.registry import get_bot, get_game  # noqa: E402
 from loom.engine.search import shares, step  # noqa: E402
 
 NAME = "moirai_value"
 SEATS = 3
-OBJECTIVES = sorted(SCORERS)
-FEATURES = [
-    *(f"objective {k}{by}" for k in OBJECTIVES for by in ("", " x drawn")),
-    *(f"{what}{by}" for what in ("face-up cards", "lives", "open lives") for by in ("", " x drawn")),
-    *(f"{place} after the mover{by}" for place in ("first", "second") for by in ("", " x drawn")),
-]
 PHASES = ((0.0, 0.3), (0.3, 0.6), (0.6, 0.8), (0.8, 1.01))
 """Shares of the deck drawn over which the log-loss is also given."""
-
-
-def features(state: MoiraiState) -> tuple[list[list[float]], list[int], float]:
-    """Each seat's features, each seat's score, and the share of the deck drawn."""
-    drawn = 1 - state.deck_left / len(FULL_DECK)
-    rows = [[0.0] * len(FEATURES) for _ in state.looms]
-    scores = [0] * len(state.looms)
-    for k in state.objectives:
-        at = 2 * OBJECTIVES.index(k)
-        for seat, points in enumerate(SCORERS[k](state.looms)):
-            rows[seat][at : at + 2] = [points, points * drawn]
-            scores[seat] += points
-    at = 2 * len(OBJECTIVES)
-    for seat, loom in enumerate(state.looms):
-        face_up = sum(len(cards) for _, cards, _ in loom)
-        open_lives = sum(1 for _, _, close in loom if close is None)
-        for n, value in enumerate((face_up, len(loom), open_lives)):
-            rows[seat][at + 2 * n : at + 2 * n + 2] = [value, value * drawn]
-        place = (seat - state.seat) % len(state.looms)
-        if place:
-            rows[seat][at + 6 + 2 * (place - 1) : at + 8 + 2 * (place - 1)] = [1, drawn]
-    return rows, scores, drawn
 
 
 def one_game(index: int) -> tuple[list[tuple[list[list[float]], list[int], float]], list[float]]:
@@ -84,7 +56,7 @@ def one_game(index: int) -> tuple[list[tuple[list[list[float]], list[int], float
     policy = get_bot(game, game.search.policy)
     rows = []
     while (mover := game.to_move(state)) is not None:
-        rows.append(features(state))
+        rows.append((features(state), game.scores(state), 1 - state.deck_left / len(FULL_DECK)))
         seen = game.view(state, mover)
         legal = game.legal_actions(seen)
         if len(legal) > 1 and rng.random() >= game.search.explore:
@@ -124,6 +96,7 @@ def main() -> None:
     p.add_argument("--games", type=int, default=3000, help="games played (default 3000)")
     p.add_argument("--holdout", type=int, default=500, help="of them, the last ones kept out of the fit (default 500)")
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes (default: every core)")
+    p.add_argument("--write", action="store_true", help=f"write the fitted weights into {WEIGHTS_FILE.name}")
     args = p.parse_args()
     if args.quick:
         args.games, args.holdout = 120, 40
@@ -153,7 +126,9 @@ def main() -> None:
         tag = "all" if whole else f"{low:g}-{min(high, 1):g}"
         report.section(f"{label}: {int(part.sum()):,} held-out positions")
         fitted = log_loss(chances(x_[part] @ weights), won_[part])
-        report.add("the fitted value", round(fitted, 4), "log-loss", key=f"fitted_{tag}")
+        report.add("the weights fitted now", round(fitted, 4), "log-loss", key=f"fitted_{tag}")
+        in_use = log_loss(chances(x_[part] @ np.array(WEIGHTS)), won_[part])
+        report.add(f"the weights in use ({WEIGHTS_FILE.name})", round(in_use, 4), "log-loss", key=f"in_use_{tag}")
         for spread in (4.0, 6.0):
             floor = log_loss(chances(scores_[part] / spread), won_[part])
             report.add(f"softmax of the scores, spread {spread:g}", round(floor, 4), "log-loss",
@@ -161,6 +136,21 @@ def main() -> None:
                        key=f"softmax{spread:g}_{tag}")  # fmt: skip
         report.add("knowing nothing", round(math.log(SEATS), 4), "log-loss", "ln 3", key=f"uniform_{tag}")
     report.emit(output_path(NAME, args))
+    if args.write:
+        write_weights(weights, f"{args.games - args.holdout:,} three-player games, {args.holdout:,} more held out")
+
+
+def write_weights(weights: np.ndarray, fitted_to: str) -> None:
+    """The weights into the value's data file, where the search reads them."""
+    lines = [
+        "# Moirai's leaf value (value.py): the weight of each feature in a seat's utility. Written by",
+        f"# bench/moirai_value.py --write on {date.today()}: fitted to {fitted_to}, games of the playouts' policy.",
+        "",
+        "[weights]",
+        *(f'"{name}" = {round(float(w), 5)}' for name, w in zip(FEATURES, weights)),
+    ]
+    WEIGHTS_FILE.write_text("\n".join(lines) + "\n")
+    print(f"wrote {WEIGHTS_FILE}")
 
 
 if __name__ == "__main__":

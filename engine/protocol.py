@@ -51,6 +51,7 @@ class Tuning:
     policy_replies: bool = False  # the others' moves below the root: the light policy's from their view in each world
     observed: bool = False  # the searcher's own nodes below the root told apart by what it has seen there (its view)
     promise: float = 0.0  # the weight of the game's `promise` in the points that score an unfinished playout (0: off)
+    value: bool = False  # an unfinished playout scored by the game's `value` (its chances to win), not its points
     options: bool = False  # the root's candidates: the greedy bot's best of each distinct option first (`Game.option`)
 
 
@@ -128,6 +129,10 @@ class Game(Generic[S, A]):
     """Points each seat's holdings promise beyond its score, read from a full state (the search's determinization,
     dealt from the searcher's view): added, weighted by `Tuning.promise`, to the scores of an unfinished playout's end.
     None: the game has no such evaluation, and a playout's end is scored by its points alone."""
+    value: Callable[[S], list[float]] | None = None
+    """Each seat's chance to win an unfinished game, read from a full state (the search's determinization, dealt
+    from the searcher's view); they add up to 1. With `Tuning.value`, it scores an unfinished playout's end in place
+    of the softmax of the points. None: the game has no such evaluation."""
     option: Callable[[A], Any] | None = None
     """What an action decides beyond how it is carried out (Moirai: draw, take pile 2, keep card 17, wherever the
     cards go): with `Tuning.options`, the search's root covers the distinct options before variants of one. None:

@@ -22,7 +22,8 @@ Each visit of a root action is one iteration of SO-ISMCTS in that round's world:
    from its own view until `horizon` decisions after the root's (the tree's moves count), and the end is scored: a
    finished game gives each winner its share, blended with a chance to win made from the scores (a softmax), which
    also scores an unfinished one (with `Tuning.promise`, its scores plus what each seat's holdings promise: the
-   game's `promise`, a leaf evaluation read from the determinization);
+   game's `promise`, a leaf evaluation read from the determinization; with `Tuning.value`, the game's `value`
+   instead, each seat's chance to win read from it);
 5. backpropagation: each node on the path adds the reward of the seat that moved into it.
 A node below the root is keyed by the actions that lead to it, so after a chance event the searcher sees (its own
 draw) the node it reaches is the same whatever it drew. With `Tuning.observed` the searcher's own nodes are told
@@ -406,6 +407,8 @@ class IsmctsBot:
                 chosen = legal[rng.randrange(len(legal))]
             state = step(game, state, chosen, rng)
         if to_move(state) is not None:
+            if tuning.value and game.value is not None:
+                return game.value(state)
             return score_chances(leaf_points(game, state, tuning.promise), tuning.spread)
         chances = score_chances(game.scores(state), tuning.spread)
         won = shares(game, state)

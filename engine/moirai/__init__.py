@@ -1,7 +1,7 @@
 """Moirai: weave lives on a loom under the three Moirai's objectives."""
 
 from loom.engine.bots import RandomBot
-from loom.engine.moirai import actions, determinize, facts, render, rules, score
+from loom.engine.moirai import actions, determinize, facts, render, rules, score, value
 from loom.engine.moirai.actions import Action
 from loom.engine.moirai.bots import GreedyBot
 from loom.engine.moirai.cards import MAX_PLAYERS, MIN_PLAYERS
@@ -33,6 +33,7 @@ GAME: Game[MoiraiState, Action] = Game(
     parse_action=actions.parse_action,
     action_json=actions.action_json,
     option=actions.option,
+    value=value.chances,
     search=Tuning(budget=40, horizon=16, spread=4.0, confidence=0.5),
     report=("objectives",),  # its sources are its objectives, drawn by their own figure
 )
