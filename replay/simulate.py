@@ -259,7 +259,8 @@ class _Writer:
 
     def _wait(self) -> None:
         if self._pending is not None:
-            self.ids += result_of(self._pending)  # kept pending until done: an interrupt meanwhile finds it
+            stored: list[int] = result_of(self._pending)  # kept pending until done: an interrupt meanwhile finds it
+            self.ids += stored
             self._pending = None
 
     def __enter__(self) -> _Writer:

@@ -139,7 +139,7 @@ def in_order(pool: Executor, work: Callable[[Item], Result], items: Iterable[Ite
 
 POLL = 0.05
 """Seconds a wait for a future holds Ctrl-C back at most (`result_of`)."""
-HELD = (signal.SIGINT, signal.SIGTERM)
+HELD: tuple[int, ...] = (signal.SIGINT, signal.SIGTERM)
 
 
 @contextmanager
@@ -159,7 +159,7 @@ def held_signals() -> Iterator[None]:
         yield
         return
     came: list[int] = []
-    previous = {number: signal.getsignal(number) for number in HELD}
+    previous: dict[int, Any] = {number: signal.getsignal(number) for number in HELD}
     holding = True
 
     def hold(number: int, frame: FrameType | None) -> None:
@@ -169,15 +169,15 @@ def held_signals() -> Iterator[None]:
             _deliver(number, previous[number])
 
     try:
-        for number in HELD:
-            signal.signal(number, hold)
+        for each in HELD:
+            signal.signal(each, hold)
         yield
     finally:
         holding = False
-        for number, handler in previous.items():
-            signal.signal(number, signal.SIG_DFL if handler is None else handler)  # None: not set from Python
-        for number in dict.fromkeys(came):  # each once, in the order they came
-            _deliver(number, previous[number])
+        for each, handler in previous.items():
+            signal.signal(each, signal.SIG_DFL if handler is None else handler)  # None: not set from Python
+        for each in dict.fromkeys(came):  # each once, in the order they came
+            _deliver(each, previous[each])
 
 
 def _deliver(number: int, handler: Any) -> None:
