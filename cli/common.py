@@ -16,7 +16,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from loom.events.base import LoomError
 from loom.replay.readers import open_reading
 from loom.replay.store import DEFAULT_DB, Store
-from loom.replay.workers import Stopped, sigterm_stops
+from loom.replay.workers import Stopped, held_signals, sigterm_stops
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -40,7 +40,12 @@ def progress_bar(what: str, total: int | None) -> Iterator[Callable[[int], None]
         transient=True,
     ) as progress:
         task = progress.add_task(what, total=total)
-        yield lambda done: progress.advance(task, done)
+
+        def advance(done: int) -> None:
+            with held_signals():  # Ctrl-C must not leave the bar's lock taken: its refresh thread waits for it
+                progress.advance(task, done)
+
+        yield advance
 
 
 Db = Annotated[
