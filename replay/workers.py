@@ -27,6 +27,10 @@ from loom.events.base import LoomError
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
+POLL = 0.05
+"""Seconds a wait for a future holds Ctrl-C back at most (`result_of`)."""
+HELD: tuple[int, ...] = (signal.SIGINT, signal.SIGTERM)
+"""The signals that stop a command, held back where the main thread takes a lock that another thread needs."""
 
 
 class Stopped(KeyboardInterrupt):
@@ -135,11 +139,6 @@ def in_order(pool: Executor, work: Callable[[Item], Result], items: Iterable[Ite
         yield result_of(pending.popleft())
     if failure is not None:
         raise failure
-
-
-POLL = 0.05
-"""Seconds a wait for a future holds Ctrl-C back at most (`result_of`)."""
-HELD: tuple[int, ...] = (signal.SIGINT, signal.SIGTERM)
 
 
 @contextmanager
