@@ -3,6 +3,7 @@ keeps nothing half-written. Real subprocesses, a real pseudo-terminal and real s
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import os
 import pty
@@ -23,6 +24,7 @@ from loom.replay.logfile import CHUNK_LINES, WINDOW, export_lines
 from loom.replay.simulate import BATCH, simulate
 from loom.replay.store import Store
 from tests.cli.run import ok
+from tests.processes import wait_for
 
 ROOT = Path(__file__).parents[2]
 ENV = os.environ | {"PYTHONPATH": str(ROOT), "TERM": "xterm-256color", "COLUMNS": "100"}
@@ -93,7 +95,9 @@ def test_nothing_but_the_summary_is_written_in_a_pipe(tmp_path: Path) -> None:
 
 
 class _Terminal:
-    """A `logs` command with its stderr on a pseudo-terminal, as a person runs it."""
+    """A `logs` command with its stderr on a pseudo-terminal, as a person runs it. The terminal reads all the time,
+    as a real one does: a command whose terminal is not read blocks once it has written 20 KB to it (a second of
+    the pulsing bar), and an interrupted one then never ends."""
 
     def __init__(self, *args: str | Path, stdin: int | None = None) -> None:
         self.master, slave = pty.openpty()
@@ -102,14 +106,23 @@ class _Terminal:
         )
         os.close(slave)
         self.received = ""
+        self.reading = threading.Thread(target=self._read, daemon=True)
+        self.reading.start()
+
+    def _read(self) -> None:
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        while True:
+            try:
+                chunk = os.read(self.master, 65536)
+            except OSError:  # the command and its workers ended: the terminal is closed
+                return
+            if not chunk:
+                return
+            self.received += decoder.decode(chunk)
 
     def wait_for(self, pattern: str, seconds: float = 60) -> None:
-        """Read the terminal until the regular expression `pattern` matches what it shows."""
-        end = time.monotonic() + seconds
-        while not re.search(pattern, self.received) and time.monotonic() < end:
-            if select.select([self.master], [], [], 1)[0]:
-                self.received += os.read(self.master, 65536).decode(errors="replace")
-        assert re.search(pattern, self.received), self.received[-300:]
+        """Until the regular expression `pattern` matches what the terminal shows."""
+        assert wait_for(lambda: bool(re.search(pattern, self.received)), seconds), self.received[-300:]
 
     def ctrl_c(self) -> tuple[int, float, str]:
         """Press Ctrl-C: the exit code, the seconds it took to end, and its last line."""
@@ -117,14 +130,7 @@ class _Terminal:
         self.process.send_signal(signal.SIGINT)
         code = self.process.wait(10)
         took = time.monotonic() - pressed
-        while select.select([self.master], [], [], 0.5)[0]:
-            try:
-                chunk = os.read(self.master, 65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            self.received += chunk.decode(errors="replace")
+        self.reading.join(5)
         os.close(self.master)
         shown = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", self.received)  # the terminal's controls: what a person reads
         return code, took, shown.strip().splitlines()[-1]
