@@ -4,12 +4,13 @@ The search scores a playout cut at its horizon by a softmax of the scores (`Tuni
 to games and prints how much better it predicts the winner, next to that softmax, on games it was not fitted to.
 1. Games: `--games` three-player games of greedy bots playing as the playouts do (a random legal action one time in
    ten, `Tuning.explore`); every position with a seat to move, labelled with each seat's share of the victory.
-2. The model: the search's leaf value, `engine/moirai/value.py` (a conditional logit over its features). Fitted by
-   Newton's method (numpy) on all but the last `--holdout` games.
+2. The model: the search's leaf value, `chances` in `engine/moirai/bots.py` (a conditional logit over its features).
+   Fitted by Newton's method (numpy) on all but the last `--holdout` games.
 3. Figures: the log-loss of the winners on the held-out games, by the share of the deck drawn, for the weights
-   fitted now, for those in use (`engine/moirai/value.toml`) and for the softmax of the scores at spreads 4 (the
-   floor: what the search scores a cut playout by without its value) and 6; ln 3 knows nothing. The weights are
-   written with the figures (`weights`, in the order of `features`), and with `--write` into value.toml.
+   fitted now, for those in use (the `[value]` table of `engine/moirai/cards.toml`) and for the softmax of the
+   scores at spreads 4 (the floor: what the search scores a cut playout by without its value) and 6; ln 3 knows
+   nothing. The weights are written with the figures (`weights`, in the order of `features`), and with `--write`
+   into that table.
 
 bench/profiles/ismcts.md (its last sections) scores the search's decisions with this value against an oracle.
 
@@ -36,8 +37,9 @@ from random import Random  # noqa: E402
 import numpy as np  # noqa: E402
 
 from bench._common import Report, output_path, parser  # noqa: E402
+from loom.engine.moirai import cards  # noqa: E402
+from loom.engine.moirai.bots import VALUE_FEATURES, VALUE_WEIGHTS, value_features  # noqa: E402
 from loom.engine.moirai.cards import FULL_DECK  # noqa: E402
-from loom.engine.moirai.value import FEATURES, WEIGHTS, WEIGHTS_FILE, features  # noqa: E402
 from loom.engine.play import start  # noqa: E402
 from loom.engine.registry import get_bot, get_game  # noqa: E402
 from loom.engine.search import shares, step  # noqa: E402
@@ -56,7 +58,7 @@ def one_game(index: int) -> tuple[list[tuple[list[list[float]], list[int], float
     policy = get_bot(game, game.search.policy)
     rows = []
     while (mover := game.to_move(state)) is not None:
-        rows.append((features(state), game.scores(state), 1 - state.deck_left / len(FULL_DECK)))
+        rows.append((value_features(state), game.scores(state), 1 - state.deck_left / len(FULL_DECK)))
         seen = game.view(state, mover)
         legal = game.legal_actions(seen)
         if len(legal) > 1 and rng.random() >= game.search.explore:
@@ -96,7 +98,7 @@ def main() -> None:
     p.add_argument("--games", type=int, default=3000, help="games played (default 3000)")
     p.add_argument("--holdout", type=int, default=500, help="of them, the last ones kept out of the fit (default 500)")
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes (default: every core)")
-    p.add_argument("--write", action="store_true", help=f"write the fitted weights into {WEIGHTS_FILE.name}")
+    p.add_argument("--write", action="store_true", help="write the fitted weights into Moirai's cards.toml")
     args = p.parse_args()
     if args.quick:
         args.games, args.holdout = 120, 40
@@ -117,7 +119,7 @@ def main() -> None:
         NAME,
         "A leaf value for Moirai fitted to games: the winners' log-loss on held-out games",
         {"games": args.games, "holdout": args.holdout, "positions": len(x), "workers": args.workers},
-        extra={"features": FEATURES, "weights": [round(float(w), 5) for w in weights]},
+        extra={"features": VALUE_FEATURES, "weights": [round(float(w), 5) for w in weights]},
     )
     for low, high in ((0.0, 1.01), *PHASES):
         part = test & (drawn_ >= low) & (drawn_ < high)
@@ -127,8 +129,8 @@ def main() -> None:
         report.section(f"{label}: {int(part.sum()):,} held-out positions")
         fitted = log_loss(chances(x_[part] @ weights), won_[part])
         report.add("the weights fitted now", round(fitted, 4), "log-loss", key=f"fitted_{tag}")
-        in_use = log_loss(chances(x_[part] @ np.array(WEIGHTS)), won_[part])
-        report.add(f"the weights in use ({WEIGHTS_FILE.name})", round(in_use, 4), "log-loss", key=f"in_use_{tag}")
+        in_use = log_loss(chances(x_[part] @ np.array(VALUE_WEIGHTS)), won_[part])
+        report.add("the weights in use (cards.toml)", round(in_use, 4), "log-loss", key=f"in_use_{tag}")
         for spread in (4.0, 6.0):
             floor = log_loss(chances(scores_[part] / spread), won_[part])
             report.add(f"softmax of the scores, spread {spread:g}", round(floor, 4), "log-loss",
@@ -140,17 +142,24 @@ def main() -> None:
         write_weights(weights, f"{args.games - args.holdout:,} three-player games, {args.holdout:,} more held out")
 
 
+CARDS_FILE = Path(cards.__file__).with_name("cards.toml")
+VALUE_BLOCK = "# The search's leaf value"
+"""The first line of the `[value]` table's comment in cards.toml: the file is rewritten from there (it is last)."""
+
+
 def write_weights(weights: np.ndarray, fitted_to: str) -> None:
-    """The weights into the value's data file, where the search reads them."""
+    """The weights into the `[value]` table of Moirai's cards.toml, where the search reads them."""
+    text = CARDS_FILE.read_text()
+    kept = text[: text.index(VALUE_BLOCK)]
     lines = [
-        "# Moirai's leaf value (value.py): the weight of each feature in a seat's utility. Written by",
+        f"{VALUE_BLOCK} (bots.py's `chances`): the weight of each feature in a seat's utility. Written by",
         f"# bench/moirai_value.py --write on {date.today()}: fitted to {fitted_to}, games of the playouts' policy.",
-        "",
-        "[weights]",
-        *(f'"{name}" = {round(float(w), 5)}' for name, w in zip(FEATURES, weights)),
+        "# This table stays last: --write rewrites the file from the line above this comment's first.",
+        "[value]",
+        *(f'"{name}" = {round(float(w), 5)}' for name, w in zip(VALUE_FEATURES, weights)),
     ]
-    WEIGHTS_FILE.write_text("\n".join(lines) + "\n")
-    print(f"wrote {WEIGHTS_FILE}")
+    CARDS_FILE.write_text(kept + "\n".join(lines) + "\n")
+    print(f"wrote the [value] table of {CARDS_FILE}")
 
 
 if __name__ == "__main__":

@@ -1,9 +1,9 @@
 """Moirai: weave lives on a loom under the three Moirai's objectives."""
 
 from loom.engine.bots import RandomBot
-from loom.engine.moirai import actions, determinize, facts, render, rules, score, value
+from loom.engine.moirai import actions, determinize, facts, render, rules, score
 from loom.engine.moirai.actions import Action
-from loom.engine.moirai.bots import GreedyBot
+from loom.engine.moirai.bots import GreedyBot, chances
 from loom.engine.moirai.cards import MAX_PLAYERS, MIN_PLAYERS
 from loom.engine.moirai.state import MoiraiState
 from loom.engine.protocol import Game, Tuning
@@ -33,7 +33,7 @@ GAME: Game[MoiraiState, Action] = Game(
     parse_action=actions.parse_action,
     action_json=actions.action_json,
     option=actions.option,
-    value=value.chances,
+    value=chances,
     # The leaf value fitted to games, with the searcher's own information sets and the others' replies from the policy:
     # the best measured tuning (bench/profiles/ismcts.md, its last section), level with the old search at 95%.
     search=Tuning(budget=40, horizon=16, spread=4.0, confidence=0.5, observed=True, policy_replies=True, value=True),

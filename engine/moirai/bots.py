@@ -1,15 +1,17 @@
-"""Moirai's greedy bot: a one-ply look at the three objectives in play, from its own view only."""
+"""Moirai's greedy bot, a one-ply look at the three objectives in play from its own view only; and the search's leaf
+value, each seat's chance to win an unfinished game (`chances`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import math
+from collections.abc import Iterable, Mapping, Sequence
 from random import Random
 from typing import Any
 
 from loom.engine.moirai.actions import Draw, Keep, Take
-from loom.engine.moirai.cards import HOWS, UP
+from loom.engine.moirai.cards import COMPONENTS, FULL_DECK, HOWS, UP
 from loom.engine.moirai.rules import place
-from loom.engine.moirai.score import PARTS
+from loom.engine.moirai.score import PARTS, SCORERS
 from loom.engine.moirai.state import Loom, MoiraiState
 
 CARD_WORTH = 0.4
@@ -91,3 +93,59 @@ class GreedyBot:
             if value > best_value:
                 best, best_value = action, value
         return best
+
+
+# The search's leaf value (`Game.value`): it scores a playout cut at its horizon. A conditional logit: each seat's
+# chance is a softmax over the seats of a weighted sum of its features. They are what each objective in play scores
+# it now, its face-up cards, lives and open lives, each also times the share of the deck drawn (the same lead counts
+# for more near the end), and its place after the seat to move. The weights are data, the `[value]` table of
+# cards.toml, fitted to games of the search's own playouts by `bench/moirai_value.py --write`. They were fitted to
+# three-player games; a seat three or more places after the mover has no place feature.
+
+OBJECTIVES = sorted(SCORERS)
+PLACES = ("first", "second")
+"""The places after the seat to move that have a feature of their own."""
+VALUE_FEATURES = (
+    *(f"objective {k}{by}" for k in OBJECTIVES for by in ("", " x drawn")),
+    *(f"{what}{by}" for what in ("face-up cards", "lives", "open lives") for by in ("", " x drawn")),
+    *(f"{place} after the mover{by}" for place in PLACES for by in ("", " x drawn")),
+)
+
+
+def value_weights(table: Mapping[str, float]) -> tuple[float, ...]:
+    """The weights of the features, in their order, from a table naming exactly the features."""
+    if set(table) != set(VALUE_FEATURES):
+        raise ValueError(f"the value's weights name {sorted(table)}, not the features {list(VALUE_FEATURES)}")
+    return tuple(table[name] for name in VALUE_FEATURES)
+
+
+VALUE_WEIGHTS = value_weights(COMPONENTS["value"])
+
+
+def value_features(state: MoiraiState) -> list[list[float]]:
+    """Each seat's features, in the order of VALUE_FEATURES, read from a full state (the search's determinization)."""
+    drawn = 1 - state.deck_left / len(FULL_DECK)
+    seats = len(state.looms)
+    rows = [[0.0] * len(VALUE_FEATURES) for _ in range(seats)]
+    for k in state.objectives:
+        at = 2 * OBJECTIVES.index(k)
+        for seat, points in enumerate(SCORERS[k](state.looms)):
+            rows[seat][at : at + 2] = [points, points * drawn]
+    at = 2 * len(OBJECTIVES)
+    for seat, loom in enumerate(state.looms):
+        open_lives = sum(1 for _, _, close in loom if close is None)
+        for n, count in enumerate((face_up(loom), len(loom), open_lives)):
+            rows[seat][at + 2 * n : at + 2 * n + 2] = [count, count * drawn]
+        place = (seat - state.seat) % seats
+        if 0 < place <= len(PLACES):
+            rows[seat][at + 4 + 2 * place : at + 6 + 2 * place] = [1.0, drawn]
+    return rows
+
+
+def chances(state: MoiraiState) -> list[float]:
+    """Each seat's chance to win an unfinished game, from its position (they add up to 1)."""
+    utilities = [math.fsum(w * x for w, x in zip(VALUE_WEIGHTS, row)) for row in value_features(state)]
+    top = max(utilities)
+    weights = [math.exp(u - top) for u in utilities]
+    total = sum(weights)
+    return [weight / total for weight in weights]

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from pathlib import Path
 from random import Random
 from typing import Any
 
 import pytest
 
-from loom.engine.moirai import value as moirai_value
+from loom.engine.moirai.bots import chances as moirai_chances
+from loom.engine.moirai.bots import value_weights
 from loom.engine.moirai.cards import FULL_DECK
 from loom.engine.play import start
 from loom.engine.protocol import Game, Tuning
@@ -77,7 +77,7 @@ def test_the_leaf_value_reads_no_card_the_searcher_s_view_hides() -> None:
 def test_moirai_s_value_gives_each_seat_a_chance_and_they_add_up_to_one() -> None:
     for players in (2, 3, 5):
         state = world("moirai") if players == 3 else start(get_game("moirai"), list("abcde")[:players], Random(3))[0]
-        chances = moirai_value.chances(state)
+        chances = moirai_chances(state)
         assert len(chances) == players and all(0 < c < 1 for c in chances) and sum(chances) == pytest.approx(1)
 
 
@@ -92,7 +92,7 @@ def test_moirai_s_value_predicts_the_winner_of_late_positions_better_than_knowin
         late = []
         while (mover := game.to_move(state)) is not None:
             if state.deck_left <= 0.2 * len(FULL_DECK):
-                late.append(moirai_value.chances(state))
+                late.append(moirai_chances(state))
             seen = game.view(state, mover)
             state = step(game, state, policy.choose(seen, game.legal_actions(seen), rng), rng)
         won = shares(game, state)
@@ -100,9 +100,6 @@ def test_moirai_s_value_predicts_the_winner_of_late_positions_better_than_knowin
     assert sum(losses) / len(losses) < 0.8 * math.log(3)
 
 
-def test_moirai_s_weights_file_must_weigh_exactly_the_features(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    short = tmp_path / "value.toml"
-    short.write_text('[weights]\n"lives" = 0.5\n')
-    monkeypatch.setattr(moirai_value, "WEIGHTS_FILE", short)
+def test_moirai_s_weights_must_weigh_exactly_the_features() -> None:
     with pytest.raises(ValueError, match="not the features"):
-        moirai_value._weights()
+        value_weights({"lives": 0.5})
