@@ -35,7 +35,7 @@ GAME: Game[MoiraiState, Action] = Game(
     option=actions.option,
     value=chances,
     # The leaf value fitted to games, with the searcher's own information sets and the others' replies from the policy:
-    # the best measured tuning (bench/profiles/ismcts.md, its last section), level with the old search at 95%.
+    # the best measured tuning (bench/profiles/ismcts.md, its last section): ahead of the old search, not yet at 95%.
     search=Tuning(budget=40, horizon=16, spread=4.0, confidence=0.5, observed=True, policy_replies=True, value=True),
     report=("objectives",),  # its sources are its objectives, drawn by their own figure
 )
