@@ -96,7 +96,7 @@ def start_forkserver(preload: Sequence[str] = ()) -> BaseContext:
         try:
             _ensure_forkserver()
         finally:
-            signal.signal(signal.SIGINT, signal.SIG_DFL if previous is None else previous)
+            _put_back(signal.SIGINT, previous)
     return context
 
 
@@ -174,9 +174,15 @@ def held_signals() -> Iterator[None]:
     finally:
         holding = False
         for each, handler in previous.items():
-            signal.signal(each, signal.SIG_DFL if handler is None else handler)  # None: not set from Python
+            _put_back(each, handler)
         for each in dict.fromkeys(came):  # each once, in the order they came
             _deliver(each, previous[each])
+
+
+def _put_back(number: int, handler: Any) -> None:
+    """Handle signal `number` again as `handler`, what `signal.signal` or `signal.getsignal` gave: None (a handler
+    not set from Python) is put back as the default."""
+    signal.signal(number, signal.SIG_DFL if handler is None else handler)
 
 
 def _deliver(number: int, handler: Any) -> None:
@@ -220,7 +226,7 @@ def sigterm_stops() -> Iterator[None]:
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
+        _put_back(signal.SIGTERM, previous)
 
 
 def _stop(signum: int, frame: FrameType | None) -> None:
