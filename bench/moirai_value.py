@@ -38,8 +38,7 @@ import numpy as np  # noqa: E402
 
 from bench._common import Report, output_path, parser  # noqa: E402
 from loom.engine.moirai import cards  # noqa: E402
-from loom.engine.moirai.bots import VALUE_FEATURES, VALUE_WEIGHTS, value_features  # noqa: E402
-from loom.engine.moirai.cards import FULL_DECK  # noqa: E402
+from loom.engine.moirai.bots import VALUE_FEATURES, VALUE_WEIGHTS, drawn, value_features  # noqa: E402
 from loom.engine.play import start  # noqa: E402
 from loom.engine.registry import get_bot, get_game  # noqa: E402
 from loom.engine.search import shares, step  # noqa: E402
@@ -48,6 +47,9 @@ NAME = "moirai_value"
 SEATS = 3
 PHASES = ((0.0, 0.3), (0.3, 0.6), (0.6, 0.8), (0.8, 1.01))
 """Shares of the deck drawn over which the log-loss is also given."""
+CARDS_FILE = Path(cards.__file__).with_name("cards.toml")
+VALUE_BLOCK = "# The search's leaf value"
+"""The first line of the `[value]` table's comment in cards.toml: the file is rewritten from there (it is last)."""
 
 
 def one_game(index: int) -> tuple[list[tuple[list[list[float]], list[int], float]], list[float]]:
@@ -58,7 +60,7 @@ def one_game(index: int) -> tuple[list[tuple[list[list[float]], list[int], float
     policy = get_bot(game, game.search.policy)
     rows = []
     while (mover := game.to_move(state)) is not None:
-        rows.append((value_features(state), game.scores(state), 1 - state.deck_left / len(FULL_DECK)))
+        rows.append((value_features(state), game.scores(state), drawn(state)))
         seen = game.view(state, mover)
         legal = game.legal_actions(seen)
         if len(legal) > 1 and rng.random() >= game.search.explore:
@@ -140,11 +142,6 @@ def main() -> None:
     report.emit(output_path(NAME, args))
     if args.write:
         write_weights(weights, f"{args.games - args.holdout:,} three-player games, {args.holdout:,} more held out")
-
-
-CARDS_FILE = Path(cards.__file__).with_name("cards.toml")
-VALUE_BLOCK = "# The search's leaf value"
-"""The first line of the `[value]` table's comment in cards.toml: the file is rewritten from there (it is last)."""
 
 
 def write_weights(weights: np.ndarray, fitted_to: str) -> None:

@@ -122,23 +122,28 @@ def value_weights(table: Mapping[str, float]) -> tuple[float, ...]:
 VALUE_WEIGHTS = value_weights(COMPONENTS["value"])
 
 
+def drawn(state: MoiraiState) -> float:
+    """The share of the deck drawn: 0 at the start, 1 at the end."""
+    return 1 - state.deck_left / len(FULL_DECK)
+
+
 def value_features(state: MoiraiState) -> list[list[float]]:
     """Each seat's features, in the order of VALUE_FEATURES, read from a full state (the search's determinization)."""
-    drawn = 1 - state.deck_left / len(FULL_DECK)
+    share = drawn(state)
     seats = len(state.looms)
     rows = [[0.0] * len(VALUE_FEATURES) for _ in range(seats)]
     for k in state.objectives:
         at = 2 * OBJECTIVES.index(k)
         for seat, points in enumerate(SCORERS[k](state.looms)):
-            rows[seat][at : at + 2] = [points, points * drawn]
+            rows[seat][at : at + 2] = [points, points * share]
     at = 2 * len(OBJECTIVES)
     for seat, loom in enumerate(state.looms):
         open_lives = sum(1 for _, _, close in loom if close is None)
         for n, count in enumerate((face_up(loom), len(loom), open_lives)):
-            rows[seat][at + 2 * n : at + 2 * n + 2] = [count, count * drawn]
+            rows[seat][at + 2 * n : at + 2 * n + 2] = [count, count * share]
         place = (seat - state.seat) % seats
         if 0 < place <= len(PLACES):
-            rows[seat][at + 4 + 2 * place : at + 6 + 2 * place] = [1.0, drawn]
+            rows[seat][at + 4 + 2 * place : at + 6 + 2 * place] = [1.0, share]
     return rows
 
 
