@@ -17,6 +17,7 @@ import logging
 import os
 import signal
 import threading
+import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
@@ -28,6 +29,7 @@ from loom.engine.protocol import Game
 from loom.engine.registry import get_game
 from loom.events.base import LoomError
 from loom.replay.lake import cancelled_file, discard_run, reserve_ids, write_games
+from loom.replay.workers import POLL, held_signals
 
 __all__ = [
     "LOCAL",
@@ -44,6 +46,7 @@ from loom.replay.simulate import BATCH, game_seed, simulate_one
 
 if TYPE_CHECKING:
     from distributed import Client
+    from distributed import Future as DaskFuture
 
 LOCAL = "local"
 """The --cluster that starts a LocalCluster on this machine's cores instead of connecting to a scheduler."""
@@ -165,25 +168,50 @@ def _here(work: list[Chunk], progress: Callable[[int], None]) -> Iterator[ChunkD
 def _on_cluster(client: Client, work: list[Chunk], progress: Callable[[int], None]) -> Iterator[ChunkDone]:
     """Each chunk a task of its own; their summaries as they finish. Leaving early (Ctrl-C, a failed task) cancels
     every task not yet done: a chunk is in the lake whole or not at all (one already running ends and adds it)."""
-    from distributed import as_completed
-
     futures = [
         client.submit(play_chunk, item, key=f"loom-simulate-{item.run}-{item.first}", pure=False) for item in work
     ]
     try:
-        for future in as_completed(futures):
-            try:
-                result: ChunkDone = future.result()
-            except LoomError:
-                raise
-            except Exception as error:  # a worker lost, or a bug in the task: one line, as every error of Loom
-                raise ClusterError(
-                    f"a simulation task failed on the cluster: {type(error).__name__}: {error}"
-                ) from None
+        for future in finished(futures):
+            result: ChunkDone = outcome(future, "a simulation task")
             progress(result.games)
             yield result
     finally:
-        client.cancel([f for f in futures if not f.done()], force=True)
+        cancel(client, futures)
+
+
+def finished(futures: Sequence[DaskFuture]) -> Iterator[DaskFuture]:
+    """Each future once it is done, in the order they finish, looked for every POLL seconds.
+
+    Dask's own waits (`as_completed`, `gather`) take locks in this thread that the client's event loop needs: a
+    Ctrl-C raised between taking one and the `with` that gives it back would hang the command (as it did a pool's
+    wait, replay/workers.py's `held_signals`). A future's `done` reads its state without a lock, and the wait
+    between looks is a sleep, where Ctrl-C stops it at once."""
+    pending = list(futures)
+    while pending:
+        done = [future for future in pending if future.done()]
+        if not done:
+            time.sleep(POLL)
+        for future in done:
+            pending.remove(future)
+            yield future
+
+
+def outcome(future: DaskFuture, what: str) -> Any:
+    """A done future's result (taken with Ctrl-C held back: it asks the client's event loop), a failure one line."""
+    try:
+        with held_signals():
+            return future.result()
+    except LoomError:
+        raise
+    except Exception as error:  # a worker lost, or a bug in the task: one line, as every error of Loom
+        raise ClusterError(f"{what} failed on the cluster: {type(error).__name__}: {error}") from None
+
+
+def cancel(client: Client, futures: Sequence[DaskFuture]) -> None:
+    """Cancel the futures not done (with Ctrl-C held back, as `outcome`); the tasks running end and drop theirs."""
+    with held_signals():
+        client.cancel([future for future in futures if not future.done()], force=True)
 
 
 @contextmanager
@@ -245,13 +273,10 @@ def mapper_of(client: Client) -> Callable[[Callable[[Any], Any], list[Any]], lis
     def run(fn: Callable[[Any], Any], items: list[Any]) -> list[Any]:
         futures = client.map(fn, items, pure=False)
         try:
-            return list(client.gather(futures))
-        except LoomError:
-            raise
-        except Exception as error:  # a worker lost, or a bug in a task: one line
-            raise ClusterError(f"a task failed on the cluster: {type(error).__name__}: {error}") from None
+            results = {future.key: outcome(future, "a task") for future in finished(futures)}
+            return [results[future.key] for future in futures]
         finally:
-            client.cancel([f for f in futures if not f.done()], force=True)
+            cancel(client, futures)
 
     return run
 

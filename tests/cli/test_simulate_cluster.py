@@ -138,3 +138,23 @@ def test_sigterm_stops_a_local_cluster_with_one_line_and_leaves_nothing_hidden(t
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
     assert sorted(p.name for p in lake.iterdir() if p.name.startswith(".")) == [".ids"]  # ids reserved stay unused
+
+
+def _half_of(number: int) -> int:
+    if number == 3:
+        raise ValueError("three is odd")
+    return number // 2
+
+
+def test_a_clusters_tasks_give_their_results_in_order_and_a_failed_one_is_one_line(two_workers: str) -> None:
+    """`mapper_of` (logs analyse --cluster's rollouts): the results in the order of the items, whatever order the
+    tasks end in; a task that raises stops the run with one line naming its error."""
+    from distributed import Client
+
+    from loom.replay.cluster import ClusterError, mapper_of
+
+    with Client(two_workers) as client:
+        run = mapper_of(client)
+        assert run(_half_of, [8, 6, 2, 4, 0]) == [4, 3, 1, 2, 0]
+        with pytest.raises(ClusterError, match="^a task failed on the cluster: ValueError: three is odd$"):
+            run(_half_of, [2, 3, 4])
