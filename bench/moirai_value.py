@@ -2,8 +2,9 @@
 
 The search scores a playout cut at its horizon by a softmax of the scores (`Tuning.spread`). This fits a better one
 to games and prints how much better it predicts the winner, next to that softmax, on games it was not fitted to.
-1. Games: `--games` three-player games of greedy bots playing as the playouts do (a random legal action one time in
-   ten, `Tuning.explore`); every position with a seat to move, labelled with each seat's share of the victory.
+1. Games: `--games` three-player games (`--players`) of greedy bots playing as the playouts do (a random legal
+   action one time in ten, `Tuning.explore`); every position with a seat to move, labelled with each seat's share
+   of the victory.
 2. The model: the search's leaf value, `chances` in `engine/moirai/bots.py` (a conditional logit over its features).
    Fitted by Newton's method (numpy) on all but the last `--holdout` games.
 3. Figures: the log-loss of the winners on the held-out games, by the share of the deck drawn, for the weights
@@ -16,6 +17,7 @@ bench/profiles/ismcts.md (its last sections) scores the search's decisions with 
 
     .venv/bin/python bench/moirai_value.py            # 3,000 games, 500 held out: about a minute
     .venv/bin/python bench/moirai_value.py --quick
+    .venv/bin/python bench/moirai_value.py --players 5    # the weights in use (fitted to three) on five players
     .venv/bin/python bench/moirai_value.py --write    # the search's weights refitted
 """
 
@@ -45,6 +47,7 @@ from loom.engine.search import shares, step  # noqa: E402
 
 NAME = "moirai_value"
 SEATS = 3
+"""Players in the games, unless `--players` says otherwise."""
 PHASES = ((0.0, 0.3), (0.3, 0.6), (0.6, 0.8), (0.8, 1.01))
 """Shares of the deck drawn over which the log-loss is also given."""
 CARDS_FILE = Path(cards.__file__).with_name("cards.toml")
@@ -52,11 +55,13 @@ VALUE_BLOCK = "# The search's leaf value"
 """The first line of the `[value]` table's comment in cards.toml: the file is rewritten from there (it is last)."""
 
 
-def one_game(index: int) -> tuple[list[tuple[list[list[float]], list[int], float]], list[float]]:
-    """Every position of one game played as the playouts play, and each seat's share of its victory."""
+def one_game(job: tuple[int, int]) -> tuple[list[tuple[list[list[float]], list[int], float]], list[float]]:
+    """Every position of one game (its index, its players) played as the playouts play, and each seat's share of its
+    victory."""
+    index, seats = job
     game = get_game("moirai")
-    rng = Random(f"loom/bench/{NAME}/{index}")
-    state, _ = start(game, ["a", "b", "c"][:SEATS], rng)
+    rng = Random(f"loom/bench/{NAME}/{index}" + ("" if seats == SEATS else f"/{seats}"))
+    state, _ = start(game, list("abcde")[:seats], rng)
     policy = get_bot(game, game.search.policy)
     rows = []
     while (mover := game.to_move(state)) is not None:
@@ -100,12 +105,13 @@ def main() -> None:
     p.add_argument("--games", type=int, default=3000, help="games played (default 3000)")
     p.add_argument("--holdout", type=int, default=500, help="of them, the last ones kept out of the fit (default 500)")
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes (default: every core)")
+    p.add_argument("--players", type=int, default=SEATS, choices=range(2, 6), help=f"players (default {SEATS})")
     p.add_argument("--write", action="store_true", help="write the fitted weights into Moirai's cards.toml")
     args = p.parse_args()
     if args.quick:
         args.games, args.holdout = 120, 40
     with ProcessPoolExecutor(args.workers) as pool:
-        games = list(pool.map(one_game, range(args.games), chunksize=20))
+        games = list(pool.map(one_game, [(k, args.players) for k in range(args.games)], chunksize=20))
     x, scores, drawn, won, held = [], [], [], [], []
     for index, (rows, shared) in enumerate(games):
         for seats, points, share in rows:
@@ -120,7 +126,13 @@ def main() -> None:
     report = Report(
         NAME,
         "A leaf value for Moirai fitted to games: the winners' log-loss on held-out games",
-        {"games": args.games, "holdout": args.holdout, "positions": len(x), "workers": args.workers},
+        {
+            "games": args.games,
+            "players": args.players,
+            "holdout": args.holdout,
+            "positions": len(x),
+            "workers": args.workers,
+        },
         extra={"features": VALUE_FEATURES, "weights": [round(float(w), 5) for w in weights]},
     )
     for low, high in ((0.0, 1.01), *PHASES):
@@ -138,10 +150,12 @@ def main() -> None:
             report.add(f"softmax of the scores, spread {spread:g}", round(floor, 4), "log-loss",
                        "floor: what the search scores a cut playout by" if spread == 4 else "",
                        key=f"softmax{spread:g}_{tag}")  # fmt: skip
-        report.add("knowing nothing", round(math.log(SEATS), 4), "log-loss", "ln 3", key=f"uniform_{tag}")
+        nothing = round(math.log(args.players), 4)
+        report.add("knowing nothing", nothing, "log-loss", f"ln {args.players}", key=f"uniform_{tag}")
     report.emit(output_path(NAME, args))
     if args.write:
-        write_weights(weights, f"{args.games - args.holdout:,} three-player games, {args.holdout:,} more held out")
+        games = f"{args.games - args.holdout:,} {args.players}-player games, {args.holdout:,} more held out"
+        write_weights(weights, games)
 
 
 def write_weights(weights: np.ndarray, fitted_to: str) -> None:
