@@ -187,13 +187,13 @@ def finished(futures: Sequence[DaskFuture]) -> Iterator[DaskFuture]:
     Ctrl-C raised between taking one and the `with` that gives it back would hang the command (as it did a pool's
     wait, replay/workers.py's `held_signals`). A future's `done` reads its state without a lock, and the wait
     between looks is a sleep, where Ctrl-C stops it at once."""
-    pending = list(futures)
+    pending = dict.fromkeys(futures)  # in order, each removed at once: a simulation may have thousands
     while pending:
         done = [future for future in pending if future.done()]
         if not done:
             time.sleep(POLL)
         for future in done:
-            pending.remove(future)
+            del pending[future]
             yield future
 
 
@@ -273,8 +273,8 @@ def mapper_of(client: Client) -> Callable[[Callable[[Any], Any], list[Any]], lis
     def run(fn: Callable[[Any], Any], items: list[Any]) -> list[Any]:
         futures = client.map(fn, items, pure=False)
         try:
-            results = {future.key: outcome(future, "a task") for future in finished(futures)}
-            return [results[future.key] for future in futures]
+            results = {future: outcome(future, "a task") for future in finished(futures)}
+            return [results[future] for future in futures]
         finally:
             cancel(client, futures)
 
