@@ -15,8 +15,6 @@ from __future__ import annotations
 import dataclasses
 import logging
 import os
-import signal
-import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
@@ -29,7 +27,7 @@ from loom.engine.protocol import Game
 from loom.engine.registry import get_game
 from loom.events.base import LoomError
 from loom.replay.lake import cancelled_file, discard_run, reserve_ids, write_games
-from loom.replay.workers import POLL, held_signals
+from loom.replay.workers import POLL, children_ignore_ctrl_c, held_signals
 
 __all__ = [
     "LOCAL",
@@ -222,7 +220,7 @@ def connect(address: str, workers: int | None = None) -> Iterator[Client]:
 
     if address == LOCAL:
         try:
-            with _workers_ignore_ctrl_c():
+            with children_ignore_ctrl_c():
                 cluster = LocalCluster(
                     n_workers=workers or os.cpu_count() or 1,
                     threads_per_worker=1,  # a game is pure Python: threads of one process would share its GIL
@@ -250,20 +248,6 @@ def connect(address: str, workers: int | None = None) -> Iterator[Client]:
         ) from None
     with client:
         yield client
-
-
-@contextmanager
-def _workers_ignore_ctrl_c() -> Iterator[None]:
-    """Start the local workers with Ctrl-C ignored (they inherit it): a terminal's Ctrl-C reaches every process of
-    its group, and the command, not each worker with a traceback, is the one to stop them."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
 
 
 def mapper_of(client: Client) -> Callable[[Callable[[Any], Any], list[Any]], list[Any]]:

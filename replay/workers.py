@@ -91,13 +91,25 @@ def start_forkserver(preload: Sequence[str] = ()) -> BaseContext:
     context = get_context("forkserver")
     if preload:
         context.set_forkserver_preload(["__main__", *preload])  # __main__: what the forkserver loads by default
-    if threading.current_thread() is threading.main_thread():
-        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # kept through exec, which resets a handler
-        try:
-            _ensure_forkserver()
-        finally:
-            _put_back(signal.SIGINT, previous)
+    with children_ignore_ctrl_c():
+        _ensure_forkserver()
     return context
+
+
+@contextmanager
+def children_ignore_ctrl_c() -> Iterator[None]:
+    """Within the block, Ctrl-C is ignored in the main thread, so that the processes it starts are born ignoring it
+    (SIG_IGN is kept through exec, which resets a handler): a terminal's Ctrl-C reaches the whole process group, and
+    the command, not each child with a traceback, is the one to stop them. Elsewhere than in the main thread, where
+    signals' handling cannot be changed, it changes nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        _put_back(signal.SIGINT, previous)
 
 
 def _ensure_forkserver() -> None:
