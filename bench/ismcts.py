@@ -13,11 +13,14 @@ against the one-level search it replaced at equal time per move.
    measured in this run on the positions of part 1, or `--ms`; both times per move in the games are printed.
    `--budget N` instead fixes ISMCTS's iterations (the old search keeps its own budget). Each deal is played in the
    six seat orders (games 0-5 share a deal, 6-11 the next, ...), so the luck of the cards is shared out evenly. A
-   game counts for ISMCTS when it scores more than the old search (a tie counts half).
+   game counts for ISMCTS when it scores more than the old search (a tie counts half). Besides Wilson's interval over
+   the games, the interval over the deals is printed: each deal's six games averaged, whose spread holds what the
+   six orders of one deal have in common. `--pool` pools the runs' JSON files.
 
     .venv/bin/python bench/ismcts.py                         # 10 positions, 24 head-to-head games per game
     .venv/bin/python bench/ismcts.py --game moorea --games 48 --ms 300
     .venv/bin/python bench/ismcts.py --quick
+    .venv/bin/python bench/ismcts.py --pool run-*.json      # runs of one game pooled: games and deals
 """
 
 from __future__ import annotations
@@ -31,7 +34,9 @@ if sys.path and Path(sys.path[0] or ".").resolve() == _BENCH:
 
 import dataclasses  # noqa: E402
 import itertools  # noqa: E402
+import json  # noqa: E402
 import os  # noqa: E402
+import statistics  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Callable, Sequence  # noqa: E402
 from concurrent.futures import ProcessPoolExecutor  # noqa: E402
@@ -180,6 +185,7 @@ def head_to_head(
 
     return {
         "ahead": ahead,
+        "deals": [sum(_ahead(r) for r in results[i : i + len(ORDERS)]) for i in range(0, len(results), len(ORDERS))],
         "ismcts_wins": sum(r["ismcts"]["won"] for r in results),
         "flat_wins": sum(r["flat"]["won"] for r in results),
         "greedy_wins": sum(r["greedy"]["won"] for r in results),
@@ -187,6 +193,34 @@ def head_to_head(
         "flat_ms": ms("flat"),
         "wall_s": time.perf_counter() - began,
     }
+
+
+def by_deal(deals: Sequence[float]) -> tuple[float, float, float]:
+    """ISMCTS's share of the games and its 95% interval over whole deals (each of six games, ISMCTS's count of
+    them), by the normal approximation: the deals, not the games, are independent."""
+    shares = [ahead / len(ORDERS) for ahead in deals]
+    mean = statistics.fmean(shares)
+    half = 1.96 * statistics.stdev(shares) / len(shares) ** 0.5 if len(shares) > 1 else 1.0
+    return mean, mean - half, mean + half
+
+
+def pool(paths: Sequence[Path]) -> None:
+    """The head-to-head figures of several runs' JSON files, pooled per game."""
+    deals: dict[str, list[float]] = {}
+    for path in paths:
+        try:
+            run = json.loads(path.read_text())
+            for name, tally in run["deals"].items():
+                deals.setdefault(name, []).extend(tally)
+        except (OSError, ValueError, KeyError, AttributeError) as error:
+            raise SystemExit(f"--pool: {path} is not a run of bench/ismcts.py with its deals ({error})") from None
+    for name, tally in deals.items():
+        games, ahead = len(ORDERS) * len(tally), sum(tally)
+        low, high = wilson(round(ahead), games)
+        _, deal_low, deal_high = by_deal(tally)
+        print(f"{name}: ISMCTS ahead in {ahead:g} of {games} games ({100 * ahead / games:.2f}%); Wilson "
+              f"{100 * low:.2f}-{100 * high:.2f}%; over {len(tally)} deals "
+              f"{100 * deal_low:.2f}-{100 * deal_high:.2f}%")  # fmt: skip
 
 
 def main() -> None:
@@ -201,7 +235,10 @@ def main() -> None:
     odds = "seconds=0.2: its own time a move, as odds"
     p.add_argument("--set", action="append", type=change, default=[], help=f"ISMCTS's tuning: blend=0.75 ({odds})")
     p.add_argument("--ms", type=float, default=None, help="time per move of both searches (default: the old one's)")
+    p.add_argument("--pool", nargs="+", type=Path, help="only pool these runs' JSON files (their head to head)")
     args = p.parse_args()
+    if args.pool:
+        return pool(args.pool)
     CHANGES.update(args.set)
     games = 6 if args.quick else args.games
     count = 3 if args.quick else args.positions
@@ -217,7 +254,10 @@ def main() -> None:
             "ms": args.ms,
             "budget": args.budget,
         },  # fmt: skip
-        extra={"tuning": {name: repr(dataclasses.replace(get_game(name).search, **CHANGES)) for name in names}},
+        extra={
+            "tuning": {name: repr(dataclasses.replace(get_game(name).search, **CHANGES)) for name in names},
+            "deals": {},  # each game's deals in order, ISMCTS's count of their six games: `--pool` reads them
+        },
     )
     for name in names:
         game = get_game(name)
@@ -250,9 +290,12 @@ def main() -> None:
               f"{flat_budget}; in the games: {given}", file=sys.stderr)  # fmt: skip
         h2h = head_to_head(name, games, budgets, seconds, args.seed, args.workers)
         low, high = wilson(round(h2h["ahead"]), games)
+        _, deal_low, deal_high = by_deal(h2h["deals"])
+        report.extra["deals"][name] = h2h["deals"]
         report.add(f"ISMCTS ({given}) ahead of the old search", round(100 * h2h["ahead"] / games, 1), "%",
-                   f"{h2h['ahead']:g} of {games} games (ties half); 95% interval {100 * low:.0f}-{100 * high:.0f}%; "
-                   "target above 50%", key=f"{key}_ahead")  # fmt: skip
+                   f"{h2h['ahead']:g} of {games} games (ties half); 95% interval {100 * low:.0f}-{100 * high:.0f}%, "
+                   f"over {len(h2h['deals'])} deals {100 * deal_low:.0f}-{100 * deal_high:.0f}%; target above 50%",
+                   key=f"{key}_ahead")  # fmt: skip
         report.add("wins: ISMCTS / old search / greedy", f"{h2h['ismcts_wins']} / {h2h['flat_wins']} / "
                    f"{h2h['greedy_wins']}", "games", key=f"{key}_wins")  # fmt: skip
         report.add("time per move in these games: ISMCTS / old", f"{h2h['ismcts_ms']:.0f} / {h2h['flat_ms']:.0f}",
