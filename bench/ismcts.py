@@ -179,13 +179,14 @@ def head_to_head(
             ahead = sum(_ahead(r) for r in results)
             progress(f"{name} head to head ({ahead:g} ahead)", len(results), games, began)
     ahead = sum(_ahead(r) for r in results)
+    whole = len(results) - len(results) % len(ORDERS)  # the deals played in all six orders
 
     def ms(kind: str) -> float:
         return 1000 * sum(r[kind]["seconds"] for r in results) / max(1, sum(r[kind]["decisions"] for r in results))
 
     return {
         "ahead": ahead,
-        "deals": [sum(_ahead(r) for r in results[i : i + len(ORDERS)]) for i in range(0, len(results), len(ORDERS))],
+        "deals": [sum(_ahead(r) for r in results[i : i + len(ORDERS)]) for i in range(0, whole, len(ORDERS))],
         "ismcts_wins": sum(r["ismcts"]["won"] for r in results),
         "flat_wins": sum(r["flat"]["won"] for r in results),
         "greedy_wins": sum(r["greedy"]["won"] for r in results),
@@ -195,13 +196,14 @@ def head_to_head(
     }
 
 
-def by_deal(deals: Sequence[float]) -> tuple[float, float, float]:
-    """ISMCTS's share of the games and its 95% interval over whole deals (each of six games, ISMCTS's count of
-    them), by the normal approximation: the deals, not the games, are independent."""
+def by_deal(deals: Sequence[float]) -> tuple[float, float]:
+    """The 95% interval of ISMCTS's share of the games over whole deals (each of six games, ISMCTS's count of them),
+    by the normal approximation: the deals, not the games, are independent."""
+    if len(deals) < 2:
+        return 0.0, 1.0
     shares = [ahead / len(ORDERS) for ahead in deals]
-    mean = statistics.fmean(shares)
-    half = 1.96 * statistics.stdev(shares) / len(shares) ** 0.5 if len(shares) > 1 else 1.0
-    return mean, mean - half, mean + half
+    mean, half = statistics.fmean(shares), 1.96 * statistics.stdev(shares) / len(shares) ** 0.5
+    return mean - half, mean + half
 
 
 def pool(paths: Sequence[Path]) -> None:
@@ -217,7 +219,7 @@ def pool(paths: Sequence[Path]) -> None:
     for name, tally in deals.items():
         games, ahead = len(ORDERS) * len(tally), sum(tally)
         low, high = wilson(round(ahead), games)
-        _, deal_low, deal_high = by_deal(tally)
+        deal_low, deal_high = by_deal(tally)
         print(f"{name}: ISMCTS ahead in {ahead:g} of {games} games ({100 * ahead / games:.2f}%); Wilson "
               f"{100 * low:.2f}-{100 * high:.2f}%; over {len(tally)} deals "
               f"{100 * deal_low:.2f}-{100 * deal_high:.2f}%")  # fmt: skip
@@ -290,7 +292,7 @@ def main() -> None:
               f"{flat_budget}; in the games: {given}", file=sys.stderr)  # fmt: skip
         h2h = head_to_head(name, games, budgets, seconds, args.seed, args.workers)
         low, high = wilson(round(h2h["ahead"]), games)
-        _, deal_low, deal_high = by_deal(h2h["deals"])
+        deal_low, deal_high = by_deal(h2h["deals"])
         report.extra["deals"][name] = h2h["deals"]
         report.add(f"ISMCTS ({given}) ahead of the old search", round(100 * h2h["ahead"] / games, 1), "%",
                    f"{h2h['ahead']:g} of {games} games (ties half); 95% interval {100 * low:.0f}-{100 * high:.0f}%, "
