@@ -214,7 +214,7 @@ def pool(paths: Sequence[Path]) -> None:
             run = json.loads(path.read_text())
             for name, tally in run["deals"].items():
                 deals.setdefault(name, []).extend(tally)
-        except (OSError, ValueError, KeyError, AttributeError) as error:
+        except (OSError, ValueError, KeyError, AttributeError, TypeError) as error:
             raise SystemExit(f"--pool: {path} is not a run of bench/ismcts.py with its deals ({error})") from None
     for name, tally in deals.items():
         games, ahead = len(ORDERS) * len(tally), sum(tally)
